@@ -1,0 +1,44 @@
+# dpclust: the README's commands. `make book` builds the book, `make test` runs every test and notebook.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: book build test lab check-render venv bench clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+## make book: create the venv, install, execute every chapter and build the HTML book
+book: build
+	@echo
+	@echo "The book is built. Open it in a browser:"
+	@echo "  file://$(CURDIR)/_build/html/index.html"
+
+build: $(STAMP)
+	$(BIN)/jupyter-book build -W -n --keep-going .
+
+## make test: unit tests, privacy audits and every notebook under nbval
+test: $(STAMP)
+	$(BIN)/python -m pytest tests book --nbval-lax --nbval-current-env -q
+
+## make lab: open the chapters in JupyterLab
+lab: $(STAMP)
+	$(BIN)/jupyter lab book/
+
+## make check-render: screenshot every built page in headless Chromium and fail on tracebacks/empty figures
+check-render: $(STAMP)
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	$(BIN)/python tests/render/check_render.py _build/html
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf _build _render
