@@ -7,7 +7,7 @@ Every function takes ``rng`` (None, an int seed or a ``numpy.random.Generator``)
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from ._validation import check_delta, check_epsilon, check_rng, check_sensitivity
 
@@ -97,7 +97,9 @@ def _em_logits(scores, sensitivity, epsilon, monotonic):
     if sens == 0:
         raise ValueError("sensitivity must be > 0 for the exponential mechanism")
     factor = 1.0 if monotonic else 2.0
-    return eps * q / (factor * sens), eps, sens
+    logits = eps * q / (factor * sens)
+    # shift so the best option has logit 0: exact in floating point even for scores of 1e6 and more
+    return logits - np.max(logits), eps, sens
 
 
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotonic=False):
@@ -170,7 +172,7 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, method="analytic"):
         a = sens / (2 * s)
         b = eps * s / sens
         # delta(sigma) - delta, with the second term in log space for stability
-        return stats.norm.cdf(a - b) - np.exp(eps + stats.norm.logcdf(-a - b)) - dl
+        return special.ndtr(a - b) - np.exp(eps + special.log_ndtr(-a - b)) - dl
 
     # excess() decreases in sigma; bracket the root before solving
 
