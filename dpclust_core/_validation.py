@@ -109,6 +109,7 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
 
     Accepted forms: a pair ``(low, high)`` of scalars applied to every dimension; a pair of arrays of
     lows and highs; or an array of shape ``(n_features, 2)`` with one ``(low, high)`` row per dimension.
+    A 2x2 input is read as ``(lows, highs)`` when that reading is valid, otherwise as rows.
     Raises ``ValueError`` if a bound is not finite, if ``low >= high`` anywhere, or if the number of
     dimensions does not match ``n_features``.
     """
@@ -120,7 +121,10 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
         raise ValueError(f"{name} must be a pair (low, high) or an array of (low, high) rows") from None
     if b.ndim == 1 and b.shape[0] == 2:
         low, high = np.array([b[0]]), np.array([b[1]])
-    elif b.ndim == 2 and b.shape[0] == 2 and (n_features is None or b.shape[1] == n_features):
+    elif (b.ndim == 2 and b.shape[0] == 2 and (n_features is None or b.shape[1] == n_features)
+          and not (b.shape[1] == 2 and np.any(b[0] >= b[1]) and np.all(b[:, 0] < b[:, 1]))):
+        # (lows, highs). A 2x2 array is ambiguous; it is read as (lows, highs) unless only the
+        # per-dimension-rows reading is valid, e.g. [(0, 10), (-5, 5)] (numpy histogramdd's `range`).
         low, high = b[0].copy(), b[1].copy()
     elif b.ndim == 2 and b.shape[1] == 2:
         low, high = b[:, 0].copy(), b[:, 1].copy()

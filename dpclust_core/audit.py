@@ -92,7 +92,7 @@ def _row_keys(out: np.ndarray) -> np.ndarray:
     a = np.asarray(out, dtype=float)
     if a.ndim == 1:
         a = a[:, None]
-    a = np.where(np.isnan(a), np.inf * 0 + 1e300, a)  # NaN gets its own value
+    a = np.where(np.isnan(a), 1e300, a)  # NaN gets its own value (the same sentinel as in audit())
     _, inv = np.unique(a, axis=0, return_inverse=True)
     return inv.ravel()
 

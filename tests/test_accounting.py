@@ -1,0 +1,208 @@
+"""Unit tests of dpclust_core.accounting.PrivacyLedger: sequential and parallel composition."""
+import math
+
+import numpy as np
+import pytest
+
+from dpclust_core import PrivacyLedger, laplace_mechanism
+from dpclust_core.accounting import BudgetExceededError, LedgerEntry
+
+
+def test_empty_ledger():
+    led = PrivacyLedger()
+    assert led.total() == (0.0, 0.0) and led.epsilon == 0.0 and led.delta == 0.0
+    assert led.entries == [] and len(led) == 0
+    led.check(0.0, 0.0)
+
+
+def test_sequential_composition_sums_epsilon_and_delta():
+    led = PrivacyLedger()
+    led.record("a", 0.1)
+    led.record("b", 0.1, 1e-6, sensitivity=2)
+    led.record("c", 0.1, 2e-6)
+    assert led.epsilon == pytest.approx(0.3, rel=1e-12)
+    assert led.delta == pytest.approx(3e-6, rel=1e-12)
+    assert [e.name for e in led.entries] == ["a", "b", "c"]
+    assert led.entries[1] == LedgerEntry("b", 0.1, 1e-6, 2.0, None, None)
+    assert len(led) == 3
+
+
+def test_parallel_group_costs_max_over_partitions():
+    led = PrivacyLedger()
+    led.record("before", 0.5)
+    with led.parallel("cells") as par:
+        for eps in (0.2, 0.7, 0.4):
+            with par.partition():
+                led.record("count", eps, sensitivity=1)
+    led.record("after", 0.25)
+    assert led.epsilon == pytest.approx(0.5 + 0.7 + 0.25, rel=1e-12)
+    groups = [(e.group, e.partition) for e in led.entries]
+    assert groups == [(None, None), ("cells", 0), ("cells", 1), ("cells", 2), (None, None)]
+
+
+def test_partition_entries_compose_sequentially_inside_the_part():
+    led = PrivacyLedger()
+    with led.parallel("clusters") as par:
+        with par.partition():
+            led.record("count", 0.3, 1e-7)
+            led.record("sum", 0.3, 1e-7)
+        with par.partition():
+            led.record("count", 0.5)
+    # part 0 costs 0.6, part 1 costs 0.5 -> max 0.6; delta max(2e-7, 0)
+    assert led.total() == (pytest.approx(0.6, rel=1e-12), pytest.approx(2e-7, rel=1e-12))
+
+
+def test_parallel_delta_is_max_separately_from_epsilon():
+    led = PrivacyLedger()
+    with led.parallel() as par:
+        with par.partition():
+            led.record("x", 1.0, 1e-6)
+        with par.partition():
+            led.record("y", 0.5, 1e-5)
+    assert led.total() == (1.0, 1e-5)
+
+
+def test_standalone_entries_in_parallel_block_are_own_parts():
+    led = PrivacyLedger()
+    with led.parallel("hist"):
+        led.record("bin0", 0.4)
+        led.record("bin1", 0.4)
+        led.record("bin2", 0.9)
+    assert led.epsilon == pytest.approx(0.9)
+    assert [e.partition for e in led.entries] == [0, 1, 2]
+
+
+def test_nested_parallel_inside_partition_and_sequential_groups():
+    led = PrivacyLedger()
+    with led.parallel("outer") as outer:
+        with outer.partition():
+            led.record("split", 0.1)
+            with led.parallel("inner") as inner:
+                for e in (0.2, 0.3):
+                    with inner.partition():
+                        led.record("leaf", e)
+            # part 0: 0.1 + max(0.2, 0.3) = 0.4
+        with outer.partition():
+            led.record("other", 0.35)
+    with led.parallel("second group") as par:
+        with par.partition():
+            led.record("z", 0.05)
+    assert led.epsilon == pytest.approx(0.4 + 0.05, rel=1e-12)
+    assert len(led) == 5
+
+
+def test_empty_parallel_group_costs_nothing():
+    led = PrivacyLedger()
+    with led.parallel("nothing"):
+        pass
+    led.record("x", 0.2)
+    assert led.epsilon == 0.2
+
+
+def test_partitions_cannot_nest():
+    led = PrivacyLedger()
+    with led.parallel() as par:
+        with par.partition():
+            with pytest.raises(ValueError, match="nested"):
+                with par.partition():
+                    pass
+
+
+def test_parallel_group_closed_after_exception():
+    led = PrivacyLedger()
+    with pytest.raises(RuntimeError):
+        with led.parallel("g") as par:
+            with par.partition():
+                led.record("a", 0.3)
+                raise RuntimeError("boom")
+    led.record("after", 0.3)  # recorded at the top level again, so it adds
+    assert led.epsilon == pytest.approx(0.6)
+    assert led.entries[-1].group is None
+
+
+def test_mechanisms_record_into_partitions():
+    """A noisy histogram: one Laplace count per disjoint cell costs epsilon once (Prop. 2.2.3)."""
+    counts = np.array([10, 3, 0, 7])
+    led = PrivacyLedger(budget_epsilon=0.5)
+    with led.parallel("histogram") as par:
+        for c in counts:
+            with par.partition():
+                laplace_mechanism(c, 1.0, 0.5, rng=0, ledger=led, name="cell count")
+    assert len(led) == 4 and led.epsilon == pytest.approx(0.5, rel=1e-12)
+    led.check()
+    # the same four releases recorded sequentially cost four times as much
+    seq = PrivacyLedger()
+    for c in counts:
+        laplace_mechanism(c, 1.0, 0.5, rng=0, ledger=seq)
+    assert seq.epsilon == pytest.approx(2.0, rel=1e-12)
+    with pytest.raises(BudgetExceededError):
+        seq.check(0.5)
+
+
+def test_extend_appends_sequentially_with_prefix():
+    inner = PrivacyLedger()
+    inner.record("count", 0.2, sensitivity=1)
+    with inner.parallel() as par:
+        with par.partition():
+            inner.record("p", 0.1)
+        with par.partition():
+            inner.record("q", 0.3)
+    outer = PrivacyLedger()
+    outer.record("first", 0.5)
+    outer.extend(inner, prefix="sub/")
+    assert [e.name for e in outer.entries] == ["first", "sub/count", "sub/p", "sub/q"]
+    # extend composes sequentially: conservative (0.2 + 0.1 + 0.3), never below the inner total
+    assert outer.epsilon == pytest.approx(0.5 + 0.6, rel=1e-12)
+    assert outer.epsilon >= 0.5 + inner.epsilon
+    assert outer.entries[1].sensitivity == 1.0
+
+
+def test_check_raises_only_when_over_budget():
+    led = PrivacyLedger(budget_epsilon=1.0, budget_delta=1e-5)
+    for _ in range(10):
+        led.record("tenth", 0.1, 1e-6)  # float sum 0.9999999999999999 or 1.0000000000000002
+    led.check()  # exactly on budget passes (relative tolerance 1e-9)
+    led.record("one more", 1e-6)
+    with pytest.raises(BudgetExceededError, match="epsilon"):
+        led.check()
+    with pytest.raises(ValueError):  # BudgetExceededError is a ValueError
+        led.check(1.0)
+    led.check(2.0, 1e-5)
+    with pytest.raises(BudgetExceededError, match="delta"):
+        led.check(2.0, 5e-6)
+
+
+@pytest.mark.parametrize("eps", [-0.1, math.nan, math.inf, -math.inf])
+def test_record_rejects_bad_epsilon(eps):
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivacyLedger().record("x", eps)
+
+
+@pytest.mark.parametrize("delta", [-1e-9, 1.0, 2.0, math.nan])
+def test_record_rejects_bad_delta(delta):
+    with pytest.raises(ValueError, match="delta"):
+        PrivacyLedger().record("x", 0.1, delta)
+
+
+@pytest.mark.parametrize("sens", [-1.0, math.nan, math.inf])
+def test_record_rejects_bad_sensitivity(sens):
+    with pytest.raises(ValueError, match="sensitivity"):
+        PrivacyLedger().record("x", 0.1, sensitivity=sens)
+
+
+def test_zero_epsilon_post_processing_entry_allowed():
+    led = PrivacyLedger()
+    led.record("post-processing", 0.0)
+    assert led.epsilon == 0.0 and len(led) == 1
+
+
+def test_summary_and_repr():
+    led = PrivacyLedger()
+    led.record("noisy count", 0.25, sensitivity=1)
+    with led.parallel("cells") as par:
+        with par.partition():
+            led.record("cell", 0.5)
+    text = led.summary()
+    assert "noisy count" in text and "cells[0]" in text and "TOTAL" in text
+    assert text.strip().splitlines()[-1].split()[2] == "0.75"
+    assert repr(led) == "PrivacyLedger(n_entries=2, epsilon=0.75, delta=0)"
