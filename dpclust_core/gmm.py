@@ -14,7 +14,9 @@ The reduction (:class:`PrivateGaussianMixture`):
    on each cluster ``X2^i`` and Laplace noise on the counts gives the weights;
 5. the weights are post-processed onto the simplex.
 
-Neighbouring notion: **replace-one record, n public** (the paper's). ``X1`` and ``X2`` are disjoint *index*
+Neighbouring notion: **replace-one record, n public** (the paper's): neighbours differ in the record at one
+*position* of the data set, so the order of the rows must not depend on their values (shuffle them with a
+data-independent permutation first if it might; never sort by value). ``X1`` and ``X2`` are disjoint *index*
 sets, so a replaced record lies in exactly one of them (parallel composition, Thm 6.1): the total is
 ``(max(ε_G, ε_X2), max(δ_G, δ_X2))``. The ledger records this with a parallel group of two parts.
 
@@ -224,7 +226,10 @@ def kmeanspp_label_chunks(chunks, n_clusters, random_state=None, *, n_init=3, ma
             cent[:, j] = C[rows, idx]
             nd2 = np.maximum(sq - 2 * np.einsum("tmd,td->tm", C, cent[:, j]) + (cent[:, j] ** 2).sum(1)[:, None], 0)
             d2 = np.minimum(d2, nd2)
-        # --- Lloyd iterations
+        # --- Lloyd iterations. Convergence is decided PER CHUNK and a converged chunk is frozen: a global
+        # "stop when every chunk has converged" would make chunk j's tuple depend on the other chunks' data
+        # (through the number of iterations), and the privacy proof needs one record to move one tuple only.
+        done = np.zeros(t, dtype=bool)
         for _it in range(check_positive_int(max_iter, "max_iter")):
             dist = sq[:, :, None] - 2 * np.einsum("tmd,tkd->tmk", C, cent) + (cent**2).sum(2)[:, None, :]
             lab = np.argmin(dist, axis=2)
@@ -232,10 +237,11 @@ def kmeanspp_label_chunks(chunks, n_clusters, random_state=None, *, n_init=3, ma
             cnt = onehot.sum(axis=1)
             sums = np.einsum("tmk,tmd->tkd", onehot, C)
             new = np.where(cnt[:, :, None] > 0, sums / np.maximum(cnt, 1)[:, :, None], cent)
-            if np.allclose(new, cent):
-                cent = new
+            conv = np.all(np.isclose(new, cent), axis=(1, 2))  # np.allclose's tolerances, chunk by chunk
+            cent = np.where(done[:, None, None], cent, new)
+            done |= conv
+            if done.all():
                 break
-            cent = new
         dist = sq[:, :, None] - 2 * np.einsum("tmd,tkd->tmk", C, cent) + (cent**2).sum(2)[:, None, :]
         lab = np.argmin(dist, axis=2)
         inertia = np.maximum(np.take_along_axis(dist, lab[:, :, None], 2)[:, :, 0], 0).sum(axis=1)
@@ -676,6 +682,12 @@ class PrivateGaussianMixture(_MixtureMixin):
         return make_k_tuple(self.k_tuple, k, eps, dl, beta=beta, radius=float(self.radius), rng=rng,
                             **(self.k_tuple_params or {}))
 
+    def _check_g(self, k, eps, dl, beta, t, d):
+        """``G``'s public preconditions (Γ range, ``t >= 2ℓ+2``, the domain centre, ...) for t tuples in R^d."""
+        g = self._make_g(k, eps, dl, beta, None)
+        if g is not None:
+            g.check_params(t, d)
+
     def _min_tuples(self, k, eps, dl, beta):
         """Smallest number of tuples ``G`` accepts, from public parameters only (:func:`min_tuples`)."""
         if callable(self.k_tuple):
@@ -710,6 +722,7 @@ class PrivateGaussianMixture(_MixtureMixin):
         # ---- only now the data are read
         X = check_data(X)
         d = X.shape[1]
+        self._check_g(k, eps, dl, beta, t, d)  # G's own preconditions, before any computation on the data
         rng = check_rng(self.random_state)
         T = sample_tuples(X[: t * m], t, m, k, radius=r, labeler=self.labeler, random_state=rng)
         return self._fit_tuples(T, X[t * m:], n=n, rng=rng, checked=(k, eps, dl, r, smin, smax, beta, split),
@@ -733,6 +746,7 @@ class PrivateGaussianMixture(_MixtureMixin):
         n2 = self._public_n(X2)
         if n2 < k:
             raise ValueError(f"X2 has {n2} rows, fewer than n_components={k}")
+        self._check_g(k, eps, dl, beta, t, T.shape[2])
         X2 = check_data(X2, "X2", n_features=T.shape[2])
         if not np.all(np.isfinite(T)):
             raise ValueError("T contains NaN or infinite values")

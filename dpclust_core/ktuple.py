@@ -108,22 +108,40 @@ def canonical_order(C):
 # accounting helpers (spec §2.0 and §4) [K]
 # =====================================================================================================
 def advanced_composition(eps0, delta0, k, delta_prime):
-    """[DRV10] k-fold adaptive composition of (eps0, delta0)-DP mechanisms:
-    ``(sqrt(2k ln(1/delta')) eps0 + 2 k eps0^2,  k delta0 + delta')``."""
+    """[DRV10] k-fold adaptive composition of (eps0, delta0)-DP mechanisms (Dwork, Rothblum & Vadhan 2010;
+    Dwork & Roth 2014, Thm 3.20): ``(sqrt(2k ln(1/delta')) eps0 + k eps0 (e^{eps0} - 1),  k delta0 + delta')``.
+
+    The spec's ``2 k eps0^2`` second term is the usual simplification of ``k eps0 (e^{eps0} - 1)``; it is an
+    upper bound only for ``eps0 <= 1.256`` and *under*-states the cost above that, so the exact term is used."""
     eps0 = float(eps0)
+    if not (math.isfinite(eps0) and eps0 >= 0):
+        raise ValueError(f"eps0 must be finite and >= 0, got {eps0!r}")
     k = check_positive_int(k, "k")
     dp = _check_prob(delta_prime, "delta_prime")
-    return (math.sqrt(2 * k * math.log(1 / dp)) * eps0 + 2 * k * eps0 ** 2, k * float(delta0) + dp)
+    return (math.sqrt(2 * k * math.log(1 / dp)) * eps0 + k * eps0 * math.expm1(eps0), k * float(delta0) + dp)
 
 
 def advanced_composition_inverse(eps_total, k, delta_prime):
     """Largest per-call eps0 with ``advanced_composition(eps0, ., k, delta_prime)[0] <= eps_total``
-    (the positive root of ``2k x^2 + sqrt(2k ln(1/delta')) x - eps_total = 0``)."""
+    (the composed epsilon is increasing in eps0: bisection, returning the lower end, so never over budget)."""
     eps_total = check_epsilon(eps_total, "eps_total")
     k = check_positive_int(k, "k")
     dp = _check_prob(delta_prime, "delta_prime")
-    a, b = 2.0 * k, math.sqrt(2 * k * math.log(1 / dp))
-    return (-b + math.sqrt(b * b + 4 * a * eps_total)) / (2 * a)
+    b = math.sqrt(2 * k * math.log(1 / dp))
+
+    def cost(x):
+        return b * x + k * x * math.expm1(x)
+
+    lo, hi = 0.0, eps_total / b  # cost(x) >= b x, so cost(eps_total / b) >= eps_total
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if cost(mid) <= eps_total:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-16 * hi:
+            break
+    return lo
 
 
 def group_privacy(eps, delta, g):
@@ -670,8 +688,11 @@ def good_centers_status_samples(T, epsilon, delta, beta, gamma, size, rng=None):
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     beta = _check_prob(beta, "beta")
-    T = _check_tuples(T)
+    gamma = _check_pos(gamma, "gamma")
+    if gamma <= 2:
+        raise ValueError(f"gamma must be > 2 (the balls must be disjoint), got {gamma}")
     size = check_positive_int(size, "size")
+    T = _check_tuples(T)
     rng = check_rng(rng)
     n = T.shape[0]
     prm = good_centers_params(n, eps, dl, beta)
@@ -707,6 +728,8 @@ class _KTupleBase:
         self._eps = check_epsilon(self.epsilon)
         self._dl = check_delta(self.delta)
         self._beta = _check_prob(self.beta, "beta")
+        if self.gaussian_method not in ("analytic", "classic"):
+            raise ValueError(f"gaussian_method must be 'analytic' or 'classic', got {self.gaussian_method!r}")
 
     def fit(self, T, y=None):
         """Run the algorithm on the tuple set ``T`` (array (n_tuples, k, d)); returns self.
@@ -779,20 +802,45 @@ class PrivatekAverages(_KTupleBase):
         self._validate()
         return private_kaverages_params(n_tuples, self._k, self._eps, self._dl, self._beta)
 
-    def cluster(self, T):
-        """Run on ``T`` (n_tuples, k, d). Returns ``(centers or None, status)`` and sets ``ledger_``."""
+    def check_params(self, n_tuples, n_features):
+        """Every public precondition for ``n_tuples`` tuples in R^``n_features`` (raises ValueError); no data is
+        read. Returns the public parameters (:func:`private_kaverages_params`) plus ``gamma``, ``radius``,
+        ``r_min``, ``center``. Called by :meth:`cluster` before the data, and by wrappers (k-means, GMM) before
+        they touch theirs."""
         self._validate()
         rad = _check_pos(self.radius, "radius")
         gamma = _check_pos(self.gamma, "gamma")
         if gamma < 9:
             raise ValueError(f"gamma must be >= 9 for PrivatekAverages' privacy proof (derived), got {gamma}")
-        shape = _check_tuples(T, n_clusters=self._k, finite=False)
-        n, k, d = shape
-        prm = private_kaverages_params(n, k, self._eps, self._dl, self._beta)
+        n = check_positive_int(n_tuples, "n_tuples")
+        d = check_positive_int(n_features, "n_features")
+        if self.center is None:
+            center = np.zeros(d)
+        else:
+            center = np.asarray(self.center, dtype=float).reshape(-1)
+            if center.shape != (d,) or not np.all(np.isfinite(center)):
+                raise ValueError(f"center must be a finite vector of length {d}, got {self.center!r}")
+        if not isinstance(self.rotate, (bool, np.bool_)):
+            raise ValueError(f"rotate must be True or False, got {self.rotate!r}")
+        xi = rad * 1e-4 if self.r_min is None else _check_pos(self.r_min, "r_min")
+        prm = private_kaverages_params(n, self._k, self._eps, self._dl, self._beta)
         if n < prm["min_n"]:
             raise ValueError(f"n_tuples={n} is too small: PrivatekAverages needs n >= 2*ell+2 = {prm['min_n']} "
                              f"at epsilon={self._eps}, delta={self._dl}, beta={self._beta}")
-        xi = rad * 1e-4 if self.r_min is None else _check_pos(self.r_min, "r_min")
+        if self.gaussian_method == "classic" and prm["eps_hat"] / 2 >= 1:
+            raise ValueError("gaussian_method='classic' needs the per-call epsilon eps_hat/2 < 1")
+        prm.update(gamma=gamma, radius=rad, r_min=xi, center=center)
+        return prm
+
+    def cluster(self, T):
+        """Run on ``T`` (n_tuples, k, d). Returns ``(centers or None, status)`` and sets ``ledger_``.
+
+        All public preconditions (:meth:`check_params`) are checked before any value of ``T`` is read."""
+        self._validate()
+        shape = _check_tuples(T, n_clusters=self._k, finite=False)
+        n, k, d = shape
+        prm = self.check_params(n, d)
+        rad, gamma, xi = prm["radius"], prm["gamma"], prm["r_min"]
         T = _check_tuples(T, n_clusters=k)
         rng = check_rng(self.random_state)
         led = PrivacyLedger(self._eps, self._dl)
@@ -809,7 +857,7 @@ class PrivatekAverages(_KTupleBase):
         scratch = PrivacyLedger()
         out = np.empty((k, d))
         for i in range(k):  # loop over clusters
-            out[i] = private_average(P[lab == i], prm["eps_hat"], prm["delta_hat"], rad, self.center,
+            out[i] = private_average(P[lab == i], prm["eps_hat"], prm["delta_hat"], rad, prm["center"],
                                      resolution=xi, rotate=self.rotate, n_public=n, beta=self._beta / (2 * k),
                                      gaussian_method=self.gaussian_method, rng=rng, ledger=scratch)
         led.record(f"k={k} private averages at (eps_hat, delta_hat) under group privacy g={prm['g']}",
@@ -890,20 +938,36 @@ class PrivatekNoisyCenters(_KTupleBase):
                                                    delta_split=tuple(f), gaussian_method=self.gaussian_method)
         return prm
 
-    def cluster(self, T):
-        """Run on ``T`` (n_tuples, k, d). Returns ``(centers or None, status)`` and sets ``ledger_``."""
+    def check_params(self, n_tuples, n_features):
+        """Every public precondition for ``n_tuples`` tuples in R^``n_features`` (raises ValueError); no data is
+        read. Returns :meth:`params` (with the Γ used). Called by :meth:`cluster` before the data, and by wrappers
+        (k-means, GMM) before they touch theirs."""
         self._validate()
-        shape = _check_tuples(T, n_clusters=self.n_clusters, finite=False)
-        n, k, d = shape
+        if self._k < 2:
+            raise ValueError(f"n_clusters must be >= 2 for PrivatekNoisyCenters (D_i needs another point), "
+                             f"got {self._k}")
+        n = check_positive_int(n_tuples, "n_tuples")
+        d = check_positive_int(n_features, "n_features")
         prm = self.params(n, d)
         gamma = prm["gamma"]
         if gamma <= 4:
             raise ValueError(f"gamma must be > 4, got {gamma}")
-        if self.gaussian_method == "classic" and self._eps / (4 * k) >= 1:
+        if self.gaussian_method == "classic" and self._eps / (4 * self._k) >= 1:
             raise ValueError("gaussian_method='classic' needs epsilon/(4k) < 1")
         if n < prm["min_n"]:
             raise ValueError(f"n_tuples={n} is too small: PrivatekNoisyCenters needs n >= 2*ell+2 = {prm['min_n']} "
                              f"at epsilon={self._eps}, delta={self._dl}, beta={self._beta}")
+        return prm
+
+    def cluster(self, T):
+        """Run on ``T`` (n_tuples, k, d). Returns ``(centers or None, status)`` and sets ``ledger_``.
+
+        All public preconditions (:meth:`check_params`) are checked before any value of ``T`` is read."""
+        self._validate()
+        shape = _check_tuples(T, n_clusters=self.n_clusters, finite=False)
+        n, k, d = shape
+        prm = self.check_params(n, d)
+        gamma = prm["gamma"]
         f = self._split()
         T = _check_tuples(T, n_clusters=k)
         rng = check_rng(self.random_state)
@@ -1113,13 +1177,18 @@ def kmeans_tuples(X, n_clusters, n_tuples, rng=None, *, labels=None, n_iter=20, 
     first = np.minimum(first, n - 1)
     out[:, 0] = Xs[first]
     mind = ((Xs - out[ls, 0]) ** 2).sum(axis=1)
+    # D² sampling with CHUNK-LOCAL cumulative sums (a padded (n_tuples, max chunk size) array): a global cumsum
+    # would let the other chunks' values enter each chunk's draw through floating-point rounding, and the privacy
+    # argument needs every tuple to be a function of its own chunk only.
+    pos = np.arange(n) - bnd[ls]
+    width = max(int(sizes.max()), 1)
     for j in range(1, k):  # loop over the k seeds
-        cs = np.cumsum(mind)
-        base = np.concatenate([[0.0], cs])[bnd[:-1]]
-        tot = np.concatenate([[0.0], cs])[bnd[1:]] - base
-        target = base + rng.random(n_tuples) * tot
-        idx = np.clip(np.searchsorted(cs, target, side="right"), bnd[:-1], np.maximum(bnd[1:] - 1, bnd[:-1]))
-        idx = np.minimum(idx, n - 1)
+        W = np.zeros((n_tuples, width))
+        W[ls, pos] = mind
+        cs = np.cumsum(W, axis=1)
+        target = rng.random(n_tuples) * cs[:, -1]
+        loc = np.minimum((cs <= target[:, None]).sum(axis=1), np.maximum(sizes - 1, 0))  # searchsorted "right"
+        idx = np.minimum(bnd[:-1] + loc, n - 1)
         # chunks whose points all coincide with the seeds (tot == 0) repeat a point: a degenerate tuple
         out[:, j] = Xs[idx]
         mind = np.minimum(mind, ((Xs - out[ls, j]) ** 2).sum(axis=1))
@@ -1199,8 +1268,10 @@ class PrivateKMeansEasy:
     kmeans_iter : int
         Lloyd iterations after the k-means++ seeding on every chunk (default 20).
     min_chunk : int
-        The smallest allowed expected chunk size (default 10k); fit raises ValueError if ``len(X) < n_tuples * min_chunk``
-        (len(X) is treated as public, as the paper treats n).
+        The smallest allowed expected chunk size (default 10k); fit raises ValueError if ``len(X) < n_tuples * min_chunk``.
+        This refusal is the only use of ``len(X)``: it reveals whether ``len(X) >= n_tuples * min_chunk``, so the
+        add/remove guarantee treats that bit as public (as the paper treats n); everything else is DP under
+        add/remove with no assumption on n.
 
     Attributes
     ----------
@@ -1255,6 +1326,9 @@ class PrivateKMeansEasy:
             raise ValueError(f"tuple_algorithm must be 'noisy_centers' or 'averages', got {self.tuple_algorithm!r}")
         low, high = check_bounds(self.bounds, n_features)
         n_t = self._min_tuples() if self.n_tuples is None else check_positive_int(self.n_tuples, "n_tuples")
+        # G's own preconditions (gamma, n_tuples >= 2 ell + 2, ...) on public values, before the data is read
+        self._make_g(n_features, None, float(np.linalg.norm(high - low) / 2), (low + high) / 2).check_params(
+            n_t, n_features)
         min_chunk = 10 * self._k if self.min_chunk is None else check_positive_int(self.min_chunk, "min_chunk")
         if n_samples < n_t * min_chunk:
             raise ValueError(f"n_samples={n_samples} is too small: PrivateKMeansEasy needs n_tuples * min_chunk = "

@@ -177,7 +177,12 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, method="analytic"):
     # excess() decreases in sigma; bracket the root before solving
 
     lo, hi = np.log(sens) - 20, np.log(sens) + 20
-    return float(np.exp(optimize.brentq(excess, lo, hi, xtol=1e-12)))
+    root = optimize.brentq(excess, lo, hi, xtol=1e-12)
+    # brentq may stop a hair below the root; step up past its tolerance so delta is never exceeded
+    root += 1e-9
+    while excess(root) > 0:
+        root += 1e-9
+    return float(np.exp(root))
 
 
 def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, rng=None, *, method="analytic",

@@ -356,3 +356,71 @@ def test_fitted_estimator_keeps_only_private_outputs():
     fitted = set(vars(est)) - params
     assert fitted == {"n_features_in_", "n_tuples_", "chunk_size_", "cov_clip_radius_", "centers_", "success_",
                       "clip_radius_", "means_", "covariances_", "weights_", "ledger_"}
+
+
+# ------------------------------------------------------------------ one record moves one tuple (review fix)
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_labeler_chunks_are_independent(seed):
+    """Replacing one record of chunk 0 must leave every other chunk's tuple bit-identical (Thm 6.1 needs "one
+    record changes at most one tuple"). The labeler used to stop Lloyd when *all* chunks had converged, so the
+    number of iterations, hence the other chunks' tuples, depended on chunk 0's data; on these chunks (far from
+    the origin, where np.allclose's relative tolerance declares convergence while assignments still move) the
+    old code changed 6, 18 and 17 other tuples."""
+    rng = np.random.default_rng(seed)
+    t, m, d = 30, 200, 2
+    C = 1e5 + rng.uniform(0, 10, size=(t, m, d))
+    C[0] = rng.uniform(0, 1, size=(m, d))
+    C2 = C.copy()
+    C2[0, 0] = [0.9, 0.1]
+    a = gmm.kmeanspp_label_chunks(C, 3, seed, n_init=1, max_iter=300)[1]
+    b = gmm.kmeanspp_label_chunks(C2, 3, seed, n_init=1, max_iter=300)[1]
+    np.testing.assert_array_equal(a[1:], b[1:])
+    assert not np.array_equal(a[0], b[0])  # the replaced record does move its own tuple
+
+
+class _SpyRNG(np.random.Generator):
+    """Records the scale of every Laplace / Gaussian draw."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.scales = []
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        self.scales.append(("laplace", scale))
+        return super().laplace(loc, scale, size)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        self.scales.append(("normal", scale))
+        return super().normal(loc, scale, size)
+
+
+def test_x2_learner_noise_scales_exact():
+    """The X2 releases use exactly the scales their replace-one sensitivities and budget shares give (review)."""
+    rng = np.random.default_rng(9)
+    P = gmm.paper_mixture(3, 3, R=8.0)
+    X2, _ = gmm.sample_mixture(P, 500, rng)
+    spy = _SpyRNG(0)
+    ew, em, dm, ec, dc, rho2 = 0.3, 0.9, 4e-7, 1.1, 6e-7, 2.5
+    from dpclust_core import PrivacyLedger
+    led = PrivacyLedger()
+    gmm.private_cluster_gaussians(X2, P.means, ew, em, dm, ec, dc, 3.0, rho2, mean_steps=3, rng=spy, ledger=led)
+    expect = [("laplace", 2.0 / ew)] + [("normal", gaussian_sigma(2.0, em / 3, dm / 3))] * 3 + \
+        [("normal", gaussian_sigma(math.sqrt(2) * rho2**2, ec, dc))]
+    assert [s[0] for s in spy.scales] == [e[0] for e in expect]
+    np.testing.assert_allclose([s[1] for s in spy.scales], [e[1] for e in expect], rtol=1e-12)
+    assert led.total() == (pytest.approx(ew + em + ec, rel=1e-12), pytest.approx(dm + dc, rel=1e-12))
+
+
+@pytest.mark.parametrize("kw", [dict(k_tuple_params={"gamma": 3.0}),
+                                dict(k_tuple="averages", k_tuple_params={"gamma": 5.0}),
+                                dict(k_tuple="averages", k_tuple_params={"center": [0.0, 0.0, 0.0]})])
+def test_g_parameters_checked_before_the_tuples_are_built(kw, monkeypatch):
+    """G's own preconditions are checked before SampleTuples runs on the data (review: they were checked inside
+    G, after the labeler had processed X1 — and for PrivatekAverages' centre only on Success)."""
+    def no(*a, **k):
+        raise AssertionError("SampleTuples ran before G's parameters were checked")
+    monkeypatch.setattr(gmm, "sample_tuples", no)
+    X = np.zeros((2_000_000, 2))
+    est = gmm.PrivateGaussianMixture(2, 4.0, 1e-6, radius=10.0, chunk_size=100, **kw)
+    with pytest.raises(ValueError, match="gamma|center"):
+        est.fit(X)

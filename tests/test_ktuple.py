@@ -45,7 +45,8 @@ class Poison:
 # ------------------------------------------------------------------ accounting helpers
 def test_accounting_helpers_exact_values():
     e, d = advanced_composition(0.1, 1e-7, 50, 1e-6)
-    assert e == pytest.approx(math.sqrt(100 * math.log(1e6)) * 0.1 + 100 * 0.01, rel=1e-12)
+    # DRV10 exactly: sqrt(2k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1)
+    assert e == pytest.approx(math.sqrt(100 * math.log(1e6)) * 0.1 + 50 * 0.1 * math.expm1(0.1), rel=1e-12)
     assert d == pytest.approx(50e-7 + 1e-6, rel=1e-12)
     x = advanced_composition_inverse(1.0, 50, 1e-6)
     assert advanced_composition(x, 0, 50, 1e-6)[0] == pytest.approx(1.0, rel=1e-12)
@@ -55,6 +56,19 @@ def test_accounting_helpers_exact_values():
     assert subsample_wor(subsample_wor_inverse(0.5, 3, 500), 0, 3, 500)[0] == pytest.approx(0.5, rel=1e-12)
     assert zcdp_to_dp(0.5, 1e-6) == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)), rel=1e-12)
     assert dp_to_zcdp(2.0) == 2.0 and gaussian_zcdp(2.0, 4.0) == 0.125
+
+
+@pytest.mark.parametrize("eps,k", [(0.5, 8), (4.0, 2), (20.0, 2), (50.0, 3)])
+def test_advanced_composition_never_overspends(eps, k):
+    # review fix: the simplified term 2 k eps0^2 under-states DRV10's k eps0 (e^eps0 - 1) once eps0 > 1.256, so
+    # composition="advanced" at a large budget used to give per-call budgets whose true composed cost exceeded eps
+    from dpclust_core.ktuple import _split_composition
+    dl = 1e-6
+    eps_c, dl_c, how = _split_composition(eps, dl, k, "advanced")
+    assert how == "advanced" and dl_c * k + dl / 2 == pytest.approx(dl, rel=1e-12)
+    true_cost = math.sqrt(2 * k * math.log(2 / dl)) * eps_c + k * eps_c * math.expm1(eps_c)
+    assert true_cost <= eps * (1 + 1e-12)
+    assert true_cost >= eps * (1 - 1e-9)  # and the inverse is tight
 
 
 def test_good_centers_params_match_spec_table():
@@ -437,3 +451,114 @@ def test_consistency_fails_for_small_gamma():
         p = X[:, i] + u * (DX[:, i] / 3.0)[:, None]
         bad += int(np.sum(np.argmin(np.linalg.norm(p[:, None] - Xt, axis=2), axis=1) != i))
     assert bad > 0
+
+
+def test_kmeans_tuples_one_point_moves_one_tuple():
+    # the reduction's privacy needs: adding/removing/replacing one point changes (at most) its own chunk's tuple,
+    # bit for bit (review: the seeding used a global cumulative sum across chunks)
+    rng = np.random.default_rng(14)
+    C = np.array([[-6.0, -4.0], [5.0, -3.0], [0.0, 6.0]])
+    X = C[rng.integers(0, 3, 6000)] + rng.normal(size=(6000, 2)) * 2.0
+    labels = rng.integers(0, 25, 6000)
+    base = kmeans_tuples(X, 3, 25, 5, labels=labels)
+    X2 = X.copy()
+    X2[7] = [9.0, 9.0]  # replace one point
+    keep = np.arange(6000) != 11
+    for T2, changed in ((kmeans_tuples(X2, 3, 25, 5, labels=labels), labels[7]),
+                        (kmeans_tuples(X[keep], 3, 25, 5, labels=labels[keep]), labels[11])):  # remove one point
+        others = np.arange(25) != changed
+        np.testing.assert_array_equal(T2[others], base[others])
+        assert not np.array_equal(T2[changed], base[changed])
+
+
+class SpyRNG(np.random.Generator):
+    """A Generator that records the scale of every Laplace/Gaussian draw and the values it returned."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.calls = []
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        out = super().laplace(loc, scale, size)
+        self.calls.append(("laplace", scale, np.array(out, dtype=float)))
+        return out
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        out = super().normal(loc, scale, size)
+        self.calls.append(("normal", scale, np.array(out, dtype=float)))
+        return out
+
+
+@pytest.mark.parametrize("k,d,eps,gamma", [(2, 3, 4.0, 300.0), (3, 2, 1.0, 3000.0)])
+def test_noisy_centers_noise_calibration_exact(k, d, eps, gamma):
+    # pins every noise scale of Alg. 4.4 to the reconstruction's formulas, computed independently here: the
+    # GoodCenters Laplace scales, b, the one-sided margin b ln(2k/delta) (default delta split) and sigma_i. Dropping
+    # the margin, or using lambda-hat without it, or a wrong b or sigma factor, fails this test.
+    from dpclust_core.mechanisms import gaussian_sigma
+    dl = 1e-6
+    C = paper_centers(k, d) + np.arange(k)[:, None] * 0.37  # distinct separations D_i
+    n = min_tuples_noisy_centers(k, eps, dl) + 3
+    T = np.repeat(C[None], n, axis=0)
+    rng = SpyRNG(3)
+    est = PrivatekNoisyCenters(k, eps, dl, gamma=gamma, random_state=rng).fit(T)
+    assert est.status_
+    (_, s1, _), (_, s2, _), (_, sb, lap), (_, sg, Z) = rng.calls
+    m = good_centers_params(n, eps / 2, dl / 4 / (1 + math.exp(eps)), 0.025)["m"]
+    assert s1 == pytest.approx(m / (eps / 4), rel=1e-12)  # eps1 = (eps/4)/m
+    assert s2 == pytest.approx(1 / math.log1p((n / m) * math.expm1(eps / 4)), rel=1e-12)  # BBG18 inverse
+    b = 4 * k * math.log((gamma + 2) / (gamma - 2)) / eps
+    assert sb == pytest.approx(b, rel=1e-12) and sg == 1.0
+    Cs = canonical_order(C)
+    D = np.array([min(np.linalg.norm(Cs[i] - Cs[j]) for j in range(k) if j != i) for i in range(k)])
+    sigma = gaussian_sigma(1.0, eps / (4 * k), dl / 2 / k) * 2 * np.exp(np.log(D) + lap + b * math.log(2 * k / dl)) \
+        / (gamma - 2)
+    np.testing.assert_allclose(est.cluster_centers_, canonical_order(Cs + Z * sigma[:, None]), rtol=1e-12)
+
+
+def test_kmeans_easy_lloyd_step_calibration_exact():
+    # the Lloyd step's releases, recomputed independently: noisy sums of the box-centred clipped points (Gaussian,
+    # add/remove L2 sensitivity = the half-diagonal of the box) and noisy counts (Laplace, sensitivity 1), with the
+    # budget split (tuple_fraction, count_fraction); parallel over the clusters
+    from dpclust_core.mechanisms import gaussian_sigma
+    rng0 = np.random.default_rng(60)
+    C = np.array([[-6.0, -4.0], [5.0, -3.0], [0.0, 6.0]])
+    X = C[rng0.integers(0, 3, 200_000)] + rng0.normal(size=(200_000, 2)) * 0.01
+    X[:5] = 50.0  # outside the bounds: clipped
+    eps, dl, tf, cf = 4.0, 1e-6, 0.5, 0.25
+    rng = SpyRNG(0)
+    est = PrivateKMeansEasy(3, eps, dl, bounds=(-10, 12), random_state=rng).fit(X)
+    assert est.status_
+    (_, s_sum, Zs), (_, s_cnt, Lc) = [c for c in rng.calls]
+    half_diag = math.sqrt(2) * 11.0
+    assert s_sum == pytest.approx(gaussian_sigma(half_diag, eps * (1 - tf) * (1 - cf), dl * (1 - tf)), rel=1e-12)
+    assert s_cnt == pytest.approx(1 / (eps * (1 - tf) * cf), rel=1e-12)
+    Xc = np.clip(X, -10, 12)
+    lab = np.argmin(((Xc[:, None] - est.tuple_centers_[None]) ** 2).sum(axis=2), axis=1)
+    sums = np.stack([(Xc[lab == i] - 1.0).sum(axis=0) for i in range(3)])
+    counts = np.bincount(lab, minlength=3)
+    expect = np.clip(1.0 + (sums + Zs) / np.maximum(counts + Lc, 1.0)[:, None], -10, 12)
+    np.testing.assert_allclose(est.cluster_centers_, expect, rtol=1e-9, atol=1e-9)
+    assert est.ledger_.total() == pytest.approx((eps, dl), rel=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, center=[0.0, 0.0, 0.0]),  # wrong length for d = 2
+    lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, gaussian_method="exact"),
+    lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, rotate="yes"),
+    lambda: PrivatekNoisyCenters(2, 1.0, 1e-6, gamma=3000.0, gaussian_method="exact"),
+    lambda: PrivatekNoisyCenters(1, 1.0, 1e-6, gamma=3000.0),  # k = 1: D_i undefined (was: inf noise)
+])
+def test_estimator_parameters_checked_before_data(make):
+    # review: these were only checked inside the output step, i.e. after GoodCenters had read the data, and only
+    # on Success (an exception that depended on the private status)
+    k = make().n_clusters
+    with pytest.raises(ValueError):
+        make().fit(Poison((10**7, k, 2)))
+
+
+@pytest.mark.parametrize("kwargs", [dict(gamma=3.0), dict(tuple_algorithm="averages", gamma=5.0), dict(n_tuples=50),
+                                    dict(tuple_algorithm="averages", n_tuples=500)])
+def test_kmeans_easy_checks_g_before_data(kwargs):
+    # G's preconditions (Γ range, n_tuples >= 2 ell + 2) used to be checked only after k-means++ ran on the chunks
+    with pytest.raises(ValueError, match="gamma|n_tuples|tuples is too small"):
+        PrivateKMeansEasy(2, 1.0, 1e-6, bounds=(-1, 1), min_chunk=1, **kwargs).fit(Poison((10**8, 2)))
