@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_positive_int, check_rng
-from .kmeans.lloyd import project_l1_ball
+from .kmeans.lloyd import _assign_t, _stats_t, project_l1_ball
 from .metrics import squared_distances
 
 __all__ = [
@@ -266,28 +266,31 @@ def _check_transcript(transcript, name="transcript"):
 
 def _assign_rounds(X, centroids_used):
     """(n, T) cell index of every point under each round's partition centroids (ties -> lowest index),
-    with the same arithmetic as DPLloyd's assignment (``-2 x·c + ||c||²``)."""
-    X = np.asarray(X, dtype=float)
-    out = np.empty((X.shape[0], len(centroids_used)), dtype=np.intp)
+    computed by DPLloyd's own assignment function, so a dataset is partitioned exactly as the mechanism
+    partitioned it."""
+    Xt = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+    out = np.empty((Xt.shape[1], len(centroids_used)), dtype=np.intp)
     for t, C in enumerate(centroids_used):
-        D = X @ (-2.0 * C.T)
-        D += (C * C).sum(axis=1)
-        out[:, t] = np.argmin(D, axis=1)
+        out[:, t] = _assign_t(Xt, np.asarray(C, dtype=float))
     return out
+
+
+def _round_statistics(X, A, K):
+    """Sums (T, K, d) and counts (T, K) of the rows of X in the cells given by the (n, T) index array A."""
+    Xt = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+    T = A.shape[1]
+    S = np.empty((T, K, Xt.shape[0]))
+    N = np.empty((T, K))
+    for t in range(T):  # one bincount per round and dimension (no loop over points)
+        N[t], S[t] = _stats_t(Xt, np.ascontiguousarray(A[:, t]), K)
+    return S, N
 
 
 def partition_statistics(X, transcript):
     """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t=1..T."""
     tr = _check_transcript(transcript)
     X = np.asarray(X, dtype=float).reshape(-1, tr.n_features)
-    T, K, d = tr.n_rounds, tr.n_clusters, tr.n_features
-    A = _assign_rounds(X, tr.centroids[:-1])
-    S = np.zeros((T, K, d))
-    N = np.zeros((T, K))
-    for t in range(T):
-        np.add.at(S[t], A[:, t], X)
-        N[t] = np.bincount(A[:, t], minlength=K)
-    return S, N
+    return _round_statistics(X, _assign_rounds(X, tr.centroids[:-1]), tr.n_clusters)
 
 
 def _observations(tr, obs, consistency):
@@ -707,11 +710,7 @@ class MCMCPostprocessor:
         if self.domain == "reject":
             X0 = _project_domain(X0, tr.domain, tr.radius)
         A0 = _assign_rounds(X0, tr.centroids[:-1])                       # (M, T)
-        S0 = np.zeros((T, K, d))
-        N0 = np.zeros((T, K))
-        for t in range(T):
-            np.add.at(S0[t], A0[:, t], X0)
-            N0[t] = np.bincount(A0[:, t], minlength=K)
+        S0, N0 = _round_statistics(X0, A0, K)
         with np.errstate(divide="ignore"):
             log_omega = np.log(omega)
         if self.hastings == "labelled":

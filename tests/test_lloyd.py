@@ -163,7 +163,104 @@ def test_n_public_drives_rounds():
     big = DPLloyd(3, eps, random_state=0, n_public=10**6).fit(X)
     assert big.n_public_ == 10**6
     assert big.n_iter_ == n_rounds(eps, epsilon_m(10**6, 2, 3)) == 7
+    # with n_public given, the number of rounds does not depend on the data at all (not even on len(X))
+    other = DPLloyd(3, eps, random_state=1, n_public=10**6).fit(np.clip(3 * X[:37] + 0.2, -1, 1))
+    assert other.n_iter_ == 7 and other.n_public_ == 10**6
     assert DPLloyd(3, eps, variant="original", random_state=0).fit(X).n_public_ is None
+
+
+def _released_state(m):
+    """Every attribute a fitted DPLloyd exposes, as plain arrays / scalars (ledger as its entries)."""
+    out = {}
+    for key, val in sorted(vars(m).items()):
+        if not key.endswith("_"):
+            continue
+        if key == "ledger_":
+            val = [(e.name, e.epsilon, e.delta, e.sensitivity) for e in val.entries]
+        elif key == "history_":
+            val = [{kk: np.asarray(vv) for kk, vv in h.items()} for h in val]
+        out[key] = val
+    return out
+
+
+def _assert_same_state(a, b):
+    assert a.keys() == b.keys()
+    for key in a:
+        va, vb = a[key], b[key]
+        if key == "history_":
+            for ha, hb in zip(va, vb, strict=True):
+                assert ha.keys() == hb.keys()
+                for kk in ha:
+                    np.testing.assert_array_equal(ha[kk], hb[kk], err_msg=f"history_[{kk}]")
+        elif isinstance(va, tuple) and va and isinstance(va[0], np.ndarray):
+            for x, y in zip(va, vb, strict=True):
+                np.testing.assert_array_equal(x, y, err_msg=key)
+        elif isinstance(va, np.ndarray):
+            np.testing.assert_array_equal(va, vb, err_msg=key)
+        else:
+            assert va == vb, key
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_fitted_estimator_holds_no_raw_data_statistic(variant):
+    """Two datasets that are identical after the public clipping / projection must give fitted estimators that
+    are identical in EVERY attribute (same seed): then nothing on the estimator is a statistic of the raw data
+    beyond what the mechanism releases. (A stored count of clipped points, say, would differ: 0 vs 3.)"""
+    d, k = 2, 3
+    X, _ = make_blobs_ratio(400, n_clusters=3, n_features=d, n_outliers=0, random_state=2)
+    X = 0.4 * X
+    far = np.array([[5.0, 5.0], [-7.0, 0.1], [0.0, -30.0]])          # outside the box [-1, 1]^2
+    Xa = np.vstack([X, far])
+    if variant == "lee_kifer":
+        Xb = np.vstack([X, project_l1_ball(np.clip(far, -1, 1))])     # what the mechanism sees of them
+    else:
+        Xb = np.vstack([X, np.clip(far, -1, 1)])
+    a = DPLloyd(k, 0.5, variant=variant, random_state=3, n_public=403).fit(Xa)
+    b = DPLloyd(k, 0.5, variant=variant, random_state=3, n_public=403).fit(Xb)
+    _assert_same_state(_released_state(a), _released_state(b))
+    # ... and a real change of the data does change the release (the comparison has power)
+    c = DPLloyd(k, 0.5, variant=variant, random_state=3, n_public=403).fit(np.vstack([X, 0.5 * np.clip(far, -1, 1)]))
+    assert not np.array_equal(a.cluster_centers_, c.cluster_centers_)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("d", [1, 3, 6])
+def test_noise_actually_added_has_the_recorded_scales(variant, d):
+    """Reconstruct the Laplace draws: the estimator spawns (init, noise) streams from ``random_state`` and the
+    noise stream gives, per round, the k count draws then the k*d sum draws. The noise actually added
+    (noisy - exact statistic of the scaled data in the cells of the round's centroids) must equal the standard
+    draws times ledger sensitivity / ledger epsilon, and that scale must be the one in ``history_``."""
+    k, seed = 4, 21
+    X = _data(600, d, seed=d)
+    m = DPLloyd(k, 0.9, variant=variant, random_state=seed, n_public=600).fit(X)
+    Z = scale_to_domain(X, m.bounds_)
+    if variant == "lee_kifer":
+        Z = project_l1_ball(Z)
+    _, noise_rng = np.random.default_rng(seed).spawn(2)
+    entries = m.ledger_.entries
+    for t, h in enumerate(m.history_):
+        e_cnt, e_sum = entries[2 * t], entries[2 * t + 1]
+        d2 = ((Z[:, None, :] - h["centroids"][None]) ** 2).sum(axis=2)
+        lab = np.argmin(d2, axis=1)
+        cnt = np.bincount(lab, minlength=k).astype(float)
+        sums = np.stack([np.bincount(lab, weights=Z[:, i], minlength=k) for i in range(d)], axis=1)
+        b_cnt = e_cnt.sensitivity / e_cnt.epsilon
+        b_sum = e_sum.sensitivity / e_sum.epsilon
+        assert h["count_scale"] == pytest.approx(b_cnt, rel=1e-12)
+        assert h["sum_scale"] == pytest.approx(b_sum, rel=1e-12)
+        np.testing.assert_allclose(h["noisy_counts"] - cnt, b_cnt * noise_rng.laplace(0.0, 1.0, k),
+                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(h["noisy_sums"] - sums, b_sum * noise_rng.laplace(0.0, 1.0, (k, d)),
+                                   rtol=1e-9, atol=1e-9)
+    T = m.n_iter_
+    if variant == "lee_kifer":      # Lap(2T/eps) on every count and coordinate sum
+        assert b_cnt == pytest.approx(2 * T / 0.9, rel=1e-12) and b_sum == pytest.approx(2 * T / 0.9, rel=1e-12)
+        assert e_sum.sensitivity == 1.0
+    else:                           # per coordinate Lap(r / eps_s); the recorded vector release costs d*eps_s
+        assert b_sum == pytest.approx(1.0 / m.epsilon_sum_, rel=1e-12)
+        assert e_sum.epsilon == pytest.approx(d * m.epsilon_sum_, rel=1e-12)
+        assert e_sum.sensitivity == pytest.approx(d * 1.0)
+        assert e_cnt.epsilon + e_sum.epsilon == pytest.approx(0.9 / T, rel=1e-12)
 
 
 # ------------------------------------------------------------------ history
@@ -296,8 +393,8 @@ def test_project_l1_ball():
 def test_lee_kifer_projects_data_and_init_array():
     X = _data(300, 2)  # some points have ||x||_1 > 1
     init = np.array([[0.9, 0.9], [-0.5, 0.1]])
+    assert np.any(np.abs(X).sum(axis=1) > 1.0)
     m = DPLloyd(2, 1e9, variant="lee_kifer", init=init, random_state=0).fit(X)
-    assert m.n_clipped_ > 0
     assert np.all(np.abs(m.init_centroids_).sum(axis=1) <= 1.0 + 1e-12)
     ref = lloyd(project_l1_ball(X), m.init_centroids_, n_iter=5)
     np.testing.assert_allclose(m.cluster_centers_, ref, atol=1e-6)
