@@ -357,3 +357,121 @@ def make_lifesci_like(n_samples=26_733, *, random_state=None):
 
 __all__ += ["make_gowalla_like", "make_tiger_wa_nm_like", "make_image_like", "make_adult_num_like", "make_lifesci_like",
             "ADULT_NUM_BOUNDS"]
+
+
+# ----------------------------------------------------------------------------- WaveCluster look-alikes
+__all__ += ["make_ds1_like", "make_ds2_like", "make_ds3_like", "WAVECLUSTER_PARAMS", "WAVECLUSTER_BOUNDS"]
+
+#: The paper's WaveCluster parameters (grid_size g, density threshold p in percent) per dataset (Fig. 4,
+#: spec wavecluster.md §3.6). The look-alikes below live in the public domain ``WAVECLUSTER_BOUNDS``.
+WAVECLUSTER_PARAMS = {"ds1": (64, 58.0), "ds2": (40, 10.0), "ds3": (36, 23.0)}
+WAVECLUSTER_BOUNDS = (0.0, 1.0)
+
+_DS1_CENTERS = np.array([
+    (0.25, 0.85), (0.42, 0.79), (0.68, 0.86), (0.86, 0.72), (0.13, 0.55), (0.33, 0.57), (0.61, 0.57),
+    (0.87, 0.55), (0.17, 0.35), (0.42, 0.40), (0.62, 0.40), (0.77, 0.34), (0.33, 0.17), (0.53, 0.18),
+    (0.87, 0.17)])
+
+
+def _upsample(seeds, n_samples, jitter, rng):
+    """Repeat ``seeds`` to ``n_samples`` points (as the paper's sets up-sample classic small sets) with jitter."""
+    reps = np.resize(np.arange(seeds.shape[0]), n_samples)
+    return seeds[reps] + rng.normal(scale=jitter, size=(n_samples, 2)), reps
+
+
+def make_ds1_like(n_samples=30_000, *, random_state=None):
+    """Seeded look-alike of the WaveCluster paper's DS1: 15 Gaussian clusters with graded overlap, in [0, 1]^2.
+
+    Fixed centres in the layout of the paper's Fig. 4 (S-set style), random anisotropic spreads (one cluster
+    elongated), equal sizes. Returns ``(X, y)`` with ``y`` the generating cluster 0..14. Paper's
+    ``(g, p) = WAVECLUSTER_PARAMS["ds1"] = (64, 58)``.
+    """
+    n = check_positive_int(n_samples, "n_samples", minimum=15)
+    rng = check_rng(random_state)
+    k = 15
+    y = np.resize(np.arange(k), n)
+    scales = rng.uniform(0.025, 0.036, size=(k, 2))
+    scales[11] = (0.04, 0.007)  # the thin diagonal cluster
+    angles = rng.uniform(0, np.pi, size=k)
+    angles[11] = 1.25
+    Z = rng.normal(size=(n, 2)) * scales[y]
+    c, s = np.cos(angles[y]), np.sin(angles[y])
+    X = _DS1_CENTERS[y] + np.column_stack([c * Z[:, 0] - s * Z[:, 1], s * Z[:, 0] + c * Z[:, 1]])
+    X = np.clip(X, 0.0, 1.0)
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def make_ds2_like(n_samples=31_200, *, random_state=None):
+    """Seeded look-alike of DS2: three interleaved spirals (Chang & Yeung's Spiral, 312 seeds) up-sampled.
+
+    Each arm is an Archimedean spiral of 104 seed points winding three quarters of a turn outwards from near the centre,
+    the heads of the three spirals close together; every seed is repeated to ``n_samples`` points with a small
+    Gaussian jitter. Returns ``(X, y)`` with the arm 0..2. Paper's ``(g, p) = (40, 10)``.
+    """
+    n = check_positive_int(n_samples, "n_samples", minimum=312)
+    rng = check_rng(random_state)
+    t = np.linspace(0.0, 1.0, 104)
+    seeds, arms = [], []
+    for j in range(3):
+        theta = 2 * np.pi * j / 3 + 1.5 * np.pi * t
+        r = 0.10 + 0.37 * t
+        seeds.append(np.column_stack([0.53 + r * np.cos(theta), 0.52 + r * np.sin(theta)]))
+        arms.append(np.full(104, j))
+    seeds, arms = np.vstack(seeds), np.concatenate(arms)
+    X, reps = _upsample(seeds, n, 0.0045, rng)
+    X = np.clip(X, 0.0, 1.0)
+    y = arms[reps]
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _in_shapes(P):
+    """Component of the DS3 look-alike each point falls in (-1: none); 5 WaveCluster clusters."""
+    x, y = P[:, 0], P[:, 1]
+    lab = np.full(P.shape[0], -1)
+    # 0: big concave blob top-left (disk with a bite out of its right side)
+    big = ((x - 0.25) / 0.17) ** 2 + ((y - 0.72) / 0.17) ** 2 <= 1
+    bite = ((x - 0.43) / 0.09) ** 2 + ((y - 0.68) / 0.09) ** 2 <= 1
+    lab[big & ~bite] = 0
+    # 1: small disk top-middle
+    lab[((x - 0.57) ** 2 + (y - 0.74) ** 2) <= 0.065 ** 2] = 1
+    # 2: right dumbbell: two ellipses joined by a thin vertical bridge
+    top = ((x - 0.88) / 0.08) ** 2 + ((y - 0.72) / 0.15) ** 2 <= 1
+    bot = ((x - 0.88) / 0.08) ** 2 + ((y - 0.25) / 0.13) ** 2 <= 1
+    bridge = (np.abs(x - 0.88) <= 0.012) & (y > 0.3) & (y < 0.65)
+    lab[top | bot | bridge] = 2
+    # 3: bottom dumbbell: big disk + small blob on the left, joined by a thin horizontal bridge
+    disk = ((x - 0.50) ** 2 + (y - 0.24) ** 2) <= 0.17 ** 2
+    blob = ((x - 0.18) / 0.06) ** 2 + ((y - 0.36) / 0.05) ** 2 <= 1
+    hbr = (np.abs(y - 0.36) <= 0.012) & (x > 0.2) & (x < 0.36)
+    lab[disk | blob | hbr] = 3
+    # 4: small disk bottom-left
+    lab[((x - 0.15) ** 2 + (y - 0.11) ** 2) <= 0.05 ** 2] = 4
+    return lab
+
+
+def make_ds3_like(n_samples=31_520, *, random_state=None):
+    """Seeded look-alike of DS3 (Aggregation-like, 788 seeds up-sampled 40×): 5 clusters of various shapes.
+
+    A concave blob, a small disk, two "dumbbells" (two sub-components joined by a narrow line-shaped bridge)
+    and a small isolated disk; seeds are uniform in the shapes, each repeated with a tiny jitter. Returns
+    ``(X, y)`` with the shape 0..4. Paper's ``(g, p) = (36, 23)``.
+    """
+    n = check_positive_int(n_samples, "n_samples", minimum=788)
+    rng = check_rng(random_state)
+    cand = rng.uniform(0.0, 1.0, size=(20_000, 2))
+    lab = _in_shapes(cand)
+    # the thin bridges are rare under uniform sampling; add explicit seeds along them
+    tb = rng.uniform(0.3, 0.65, 20)
+    hb = rng.uniform(0.2, 0.36, 14)
+    bridges = np.vstack([np.column_stack([0.88 + rng.uniform(-0.008, 0.008, 20), tb]),
+                         np.column_stack([hb, 0.36 + rng.uniform(-0.008, 0.008, 14)])])
+    inside = cand[lab >= 0][: 788 - bridges.shape[0]]
+    seeds = np.vstack([inside, bridges])
+    seed_lab = _in_shapes(seeds)
+    X, reps = _upsample(seeds, n, 0.0008, rng)
+    X = np.clip(X, 0.0, 1.0)
+    y = seed_lab[reps]
+    perm = rng.permutation(n)
+    return X[perm], y[perm]

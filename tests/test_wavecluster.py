@@ -1,0 +1,356 @@
+"""Tests of dpclust_core.wavecluster and the WaveCluster metrics (spec wavecluster.md).
+
+Statistical tests use fixed seeds; each states its false-alarm rate under a correct implementation.
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pywt
+from scipy import stats
+from sklearn.metrics import rand_score
+
+from dpclust_core.data import (WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, make_ds1_like, make_ds2_like,
+                               make_ds3_like)
+from dpclust_core.metrics import (cluster_then_classify, dsg_c, fixed_split, k_relative_error, ocm, rand_index,
+                                  two_ce)
+from dpclust_core.wavecluster import (PrivateWaveCluster, WaveCluster, em_threshold, em_threshold_intervals,
+                                      em_threshold_probabilities, haar_approx, label_components, privqt_bias,
+                                      quantize, significant_mask)
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def blocksum(M):
+    g = M.shape[0]
+    return M.reshape(g // 2, 2, g // 2, 2).sum(axis=(1, 3))
+
+
+# ----------------------------------------------------------------------------- Haar and the building blocks
+def test_haar_equals_block_sums_over_two():
+    rng = np.random.default_rng(0)
+    M = rng.poisson(3, size=(40, 40)).astype(float)
+    W = haar_approx(M)
+    np.testing.assert_array_equal(W, blocksum(M) / 2.0)  # exact after snapping
+    np.testing.assert_allclose(pywt.dwt2(M, "haar")[0], blocksum(M) / 2.0, rtol=0, atol=1e-12)
+    Mc = rng.normal(size=(16, 16))  # continuous (noisy) counts: PyWavelets' value, not snapped
+    np.testing.assert_allclose(haar_approx(Mc), blocksum(Mc) / 2.0, atol=1e-12)
+    M3 = rng.poisson(2, size=(4, 6, 8)).astype(float)
+    W3 = haar_approx(M3)
+    np.testing.assert_allclose(W3, M3.reshape(2, 2, 3, 2, 4, 2).sum(axis=(1, 3, 5)) / 2 ** 1.5, atol=1e-12)
+    # the paper's "minimum value 0.5 due to the sum of adjacent four grid counts being 1" (L276)
+    one = np.zeros((4, 4))
+    one[1, 2] = 1
+    assert haar_approx(one).max() == 0.5
+    with pytest.raises(ValueError, match="even"):
+        haar_approx(np.ones((5, 4)))
+
+
+def test_quantize_counts_and_clipping():
+    X = np.array([[0.0, 0.0], [0.999, 0.999], [1.0, 1.0], [5.0, -3.0], [0.5, 0.26]])
+    M = quantize(X, (0, 1), 4)
+    assert M.sum() == 5
+    assert M[0, 0] == 1 and M[3, 3] == 2 and M[3, 0] == 1 and M[2, 1] == 1  # outliers clipped to the border
+
+
+def test_significant_mask_top_k_with_ties():
+    # positive values: 4, 3, 3, 3, 1, 1, 0.5 (m = 7); p = 50 -> k = ceil(3.5) = 4, d = 3 -> 4 cells
+    W = np.array([[4, 3, 3, 0], [3, 1, 1, 0.5], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float)
+    mask, k, d = significant_mask(W, 50)
+    assert (k, d, mask.sum()) == (4, 3.0, 4)
+    # p = 60 -> k = ceil(2.8) = 3, d = 3: the tie at the k-th value brings all three 3s in (spec §1.5)
+    mask, k, d = significant_mask(W, 60)
+    assert (k, d, mask.sum()) == (3, 3.0, 4)
+    # p = 10, m = 160 must give k = 144 (no floating-point ceil overshoot)
+    W2 = np.arange(1, 161, dtype=float).reshape(16, 10)
+    assert significant_mask(W2, 10)[1] == 144
+    assert significant_mask(np.zeros((4, 4)), 10)[1] == 0
+
+
+def test_connectivity_8_joins_diagonals_4_does_not():
+    mask = np.eye(4, dtype=bool)
+    lab8, c8 = label_components(mask, 8)
+    lab4, c4 = label_components(mask, 4)
+    assert (c8, c4) == (1, 4)
+    assert lab8[0, 1] == -1 and lab8[0, 0] == 0
+
+
+def test_wavecluster_two_blobs_and_noise():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(0.25, 0.03, (2000, 2)), rng.normal(0.75, 0.03, (2000, 2)),
+                   rng.uniform(0, 1, (20, 2))])
+    wc = WaveCluster(20, 50, (0, 1)).fit(X)
+    assert wc.n_clusters_ == 2
+    assert wc.significant_.shape == (10, 10)
+    assert set(np.unique(wc.labels_)) == {-1, 0, 1}
+    assert (wc.labels_[:2000] == wc.labels_[0]).mean() > 0.99
+    assert wc.labels_[0] != wc.labels_[2000]
+    np.testing.assert_array_equal(wc.predict(X), wc.labels_)
+
+
+# ----------------------------------------------------------------------------- privacy: ledger and sensitivity
+SPLITS = {"baseline": (0.5, 0.5), "qt": (1.0,), "thr": (0.9, 0.1), "thr_em": (0.7, 0.3)}
+
+
+@pytest.mark.parametrize("method", ["baseline", "qt", "thr", "thr_em"])
+@pytest.mark.parametrize("eps,g,p", [(0.1, 20, 10), (1.0, 40, 50), (2.5, 64, 58)])
+def test_ledger_spends_exactly_epsilon_as_the_paper_splits(method, eps, g, p):
+    X, _ = make_ds2_like(3000, random_state=0)
+    est = PrivateWaveCluster(method, eps, g, p, WAVECLUSTER_BOUNDS, random_state=1).fit(X)
+    assert est.ledger_.epsilon == pytest.approx(eps, rel=1e-12)
+    assert est.ledger_.delta == 0
+    parts = [e.epsilon for e in est.ledger_.entries]
+    np.testing.assert_allclose(parts, [s * eps for s in SPLITS[method]], rtol=1e-12)
+    assert all(e.sensitivity == 1.0 for e in est.ledger_.entries)
+    est.ledger_.check(eps)
+    assert est.noisy_counts_.shape == (g, g) and est.significant_.shape == (g // 2, g // 2)
+    assert est.labels_.shape == (3000,)
+
+
+def test_neighbouring_datasets_change_one_cell_and_z_by_at_most_one():
+    rng = np.random.default_rng(2)
+    X, _ = make_ds3_like(2000, random_state=3)
+    M = quantize(X, (0, 1), 36)
+    W = haar_approx(M)
+    for x in rng.uniform(-0.1, 1.1, size=(200, 2)):  # add one record (possibly out of bounds: clipped)
+        M2 = quantize(np.vstack([X, x]), (0, 1), 36)
+        dM = M2 - M
+        assert np.abs(dM).sum() == 1  # L1 sensitivity of the count matrix is 1
+        W2 = haar_approx(M2)
+        dW = W2 - W
+        assert (dW != 0).sum() == 1 and np.abs(dW).max() == 0.5
+        assert abs(int((W2 <= 0).sum()) - int((W <= 0).sum())) <= 1  # |Z| sensitivity 1
+        # EM quality -|rank(x) - k| changes by at most 1 at every threshold x (spec §2.5)
+        xs = np.linspace(0.01, W2.max() + 1, 400)
+        q1 = -np.abs((W.ravel()[None, :] >= xs[:, None]).sum(1) - significant_mask(W, 23)[1])
+        q2 = -np.abs((W2.ravel()[None, :] >= xs[:, None]).sum(1) - significant_mask(W2, 23)[1])
+        assert np.abs(q1 - q2).max() <= 1
+
+
+def test_privqt_bias_formula_against_simulation():
+    # a grid whose positive W cells are all far above the noise (theta ~ 0): E[k' - k] = (1-p)|Z|/2
+    g, p, eps = 20, 10.0, 2.0
+    rng = np.random.default_rng(5)
+    cells = rng.choice(g * g, size=120, replace=False)
+    X = ((np.column_stack([cells // g, cells % g]) + 0.5) / g).repeat(60, axis=0)
+    wc = WaveCluster(g, p, (0, 1)).fit(X)
+    diffs = np.array([PrivateWaveCluster("qt", eps, g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_
+                      for s in range(400)])
+    predicted = privqt_bias(wc.n_zero_, p)
+    # |Z|' ~ Binomial(|Z|, 1/2) sign noise; the mean of 400 runs is within 4 standard errors of the formula
+    # (false-alarm rate < 1e-4 under the normal approximation)
+    assert abs(diffs.mean() - predicted) < 4 * diffs.std(ddof=1) / np.sqrt(diffs.size)
+    # and raising epsilon does not remove it (the bias comes from the signs, not the size, of the noise)
+    big = np.mean([PrivateWaveCluster("qt", 1e6, g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_
+                   for s in range(100)])
+    assert big > 0.8 * predicted
+
+
+def test_privthr_removes_the_bias_and_thr_em_converges():
+    X, _ = make_ds2_like(random_state=0)
+    g, p = WAVECLUSTER_PARAMS["ds2"]
+    wc = WaveCluster(g, p, WAVECLUSTER_BOUNDS).fit(X)
+    ks = [PrivateWaveCluster("thr", 1.0, g, p, WAVECLUSTER_BOUNDS, random_state=s).fit(X).k_prime_
+          for s in range(10)]
+    assert abs(np.mean(ks) - wc.k_) / wc.k_ < 0.05
+    em = PrivateWaveCluster("thr_em", 1e4, g, p, WAVECLUSTER_BOUNDS, random_state=0).fit(X)
+    # ranks inside a block of ties have empty intervals: the EM converges to the non-empty rank nearest to k
+    lo, hi, ranks, k = em_threshold_intervals(wc.W_, p, em.upper_)
+    nonempty = ranks[hi > lo]
+    assert em.k_prime_ == nonempty[np.argmin(np.abs(nonempty - k))]
+    assert abs(em.k_prime_ - wc.k_) <= 3 and em.n_significant_ == em.k_prime_
+
+
+# ----------------------------------------------------------------------------- the exponential mechanism
+def test_em_threshold_matches_its_exact_probabilities():
+    W = np.array([[5, 4, 4, 2.5], [2, 1, 0.5, 0.5], [0, 0, 3, 0], [7, 0, 0, 1]], dtype=float)
+    eps, p, upper = 0.8, 40.0, 10.0
+    probs = em_threshold_probabilities(W, p, eps, upper)
+    lo, hi, ranks, k = em_threshold_intervals(W, p, upper)
+    assert k == 7 and probs.size == 12  # m = 11 positive values, k = ceil(0.6 * 11)
+    assert np.all(probs[hi == lo] == 0)  # empty (tied) intervals are never chosen
+    length = hi - lo
+    expected = length * np.exp(-eps * np.abs(ranks - k) / 2)
+    np.testing.assert_allclose(probs, expected / expected.sum(), rtol=1e-12)
+    n = 200_000
+    d, i = em_threshold(W, p, eps, upper, np.random.default_rng(7), size=n)
+    counts = np.bincount(i, minlength=probs.size)
+    keep = probs > 0
+    chi2, pval = stats.chisquare(counts[keep], n * probs[keep])
+    assert pval > 1e-3  # false-alarm rate 0.1 %
+    assert np.all((d > lo[i]) & (d <= hi[i]))
+    # the threshold selects exactly rank i cells of the true W
+    sel = (W.ravel()[None, :] >= d[:2000, None]).sum(1)
+    np.testing.assert_array_equal(sel, i[:2000])
+
+
+# ----------------------------------------------------------------------------- metrics
+def test_dsg_c_hand_made():
+    a = np.full(10, -1)
+    b = np.full(10, -1)
+    a[[1, 3, 5]] = 0
+    b[[1, 5, 7, 9]] = 4  # the paper's example: {g1,g3,g5} vs {g1,g5,g7,g9}: d = 2
+    assert dsg_c(a, b) == pytest.approx(2 / 3)
+    assert dsg_c(a, a) == 0.0
+    assert dsg_c(a, np.full(10, -1)) == 1.0
+    # one true cluster split into two private ones: the best matching keeps one, the other costs its size
+    t = np.array([0, 0, 0, 0, -1, 1, 1])
+    q = np.array([0, 0, 2, 2, -1, 1, 1])
+    assert dsg_c(t, q) == pytest.approx((2 + 2 + 0) / 6)
+    # padded matching must cost unmatched clusters inside the optimisation
+    t2 = np.array([0, 0, 0, 1])
+    q2 = np.array([0, 0, 1, 1])
+    assert dsg_c(t2, q2) == pytest.approx(min(1 + 1, 3 + 2) / 4)
+    with pytest.raises(ValueError):
+        dsg_c(a, b[:5])
+
+
+def test_ocm_two_ce_hand_made():
+    t = np.array([0, 0, 0, 1, 1, 2])
+    perm = np.array([5, 5, 5, 3, 3, 9])
+    assert ocm(t, perm) == 0.0 and two_ce(t, perm) == 0.0
+    q = np.array([0, 0, 1, 1, 1, 1])
+    assert ocm(t, q) == pytest.approx(1 - 4 / 6)  # best matching 0->0 (2 points), 1->1 (2 points)
+    assert two_ce(t, q) == pytest.approx(1 - rand_score(t, q))
+    rng = np.random.default_rng(0)
+    x, y = rng.integers(0, 6, 500), rng.integers(0, 4, 500)
+    assert rand_index(x, y) == pytest.approx(rand_score(x, y), rel=1e-12)
+    assert k_relative_error(141.0, 144) == pytest.approx(3 / 144)
+
+
+def test_cluster_then_classify_protocol():
+    X, _ = make_ds3_like(8000, random_state=0)
+    tr, te = fixed_split(X.shape[0])
+    assert te.size == 800 and np.intersect1d(tr, te).size == 0
+    wc = WaveCluster(36, 23, WAVECLUSTER_BOUNDS).fit(X[tr])
+    pt, pp = cluster_then_classify(wc.grid_labels_, wc.grid_labels_, WAVECLUSTER_BOUNDS, X[te])
+    assert ocm(pt, pp) == 0.0 and two_ce(pt, pp) == 0.0
+    empty = np.full_like(wc.grid_labels_, -1)
+    pt, pp = cluster_then_classify(wc.grid_labels_, empty, WAVECLUSTER_BOUNDS, X[te])
+    assert np.all(pp == -1) and ocm(pt, pp) > 0.3
+
+
+# ----------------------------------------------------------------------------- data and real data
+@pytest.mark.parametrize("name,maker,n_clusters", [("ds1", make_ds1_like, 15), ("ds2", make_ds2_like, 3),
+                                                   ("ds3", make_ds3_like, 5)])
+def test_lookalikes(name, maker, n_clusters):
+    X, y = maker(random_state=0)
+    X2, _ = maker(random_state=0)
+    np.testing.assert_array_equal(X, X2)
+    assert X.min() >= 0 and X.max() <= 1
+    g, p = WAVECLUSTER_PARAMS[name]
+    assert WaveCluster(g, p, WAVECLUSTER_BOUNDS).fit(X).n_clusters_ == n_clusters
+
+
+PAPER_DS2_EPS1 = {"thr": 141.0, "thr_em": 142.8, "baseline": 284.0, "qt": 249.2}
+
+
+@pytest.fixture(scope="module")
+def real_ds2():
+    f = DATA / "wavecluster-ds2-spiral-30k.csv"
+    if not f.exists():
+        pytest.skip("real DS2 not available in ../shared/data")
+    X = np.loadtxt(f, delimiter=",")
+    return X, (X.min(axis=0), X.max(axis=0))  # the paper's non-private bounds: the data's box
+
+
+def test_real_ds2_nonprivate(real_ds2):
+    X, bounds = real_ds2
+    wc = WaveCluster(40, 10, bounds).fit(X)
+    assert (wc.k_, wc.n_zero_, wc.n_clusters_) == (144, 241, 3)  # paper §7.2: k = 144, |Z| = 241
+
+
+@pytest.mark.parametrize("fname,name,n_clusters", [("wavecluster-ds1-15clusters-30k.csv", "ds1", 15),
+                                                    ("wavecluster-ds3-aggregation-30k.csv", "ds3", 5)])
+def test_real_ds1_ds3_nonprivate_cluster_counts(fname, name, n_clusters):
+    f = DATA / fname
+    if not f.exists():
+        pytest.skip(f"{fname} not available in ../shared/data")
+    X = np.loadtxt(f, delimiter=",")
+    g, p = WAVECLUSTER_PARAMS[name]
+    wc = WaveCluster(g, p, (X.min(axis=0), X.max(axis=0))).fit(X)
+    assert wc.n_clusters_ == n_clusters  # the paper's Fig. 4: 15 Gaussian clusters, 5 shapes
+
+
+@pytest.mark.parametrize("method", ["thr", "thr_em", "baseline", "qt"])
+def test_real_ds2_private_k_prime_within_10_percent(real_ds2, method):
+    X, bounds = real_ds2
+    ks = [PrivateWaveCluster(method, 1.0, 40, 10, bounds, random_state=s).fit(X).k_prime_ for s in range(20)]
+    assert abs(np.mean(ks) - PAPER_DS2_EPS1[method]) / PAPER_DS2_EPS1[method] < 0.10
+
+
+# ----------------------------------------------------------------------------- reproducibility and bad input
+def test_seeded_reproducibility():
+    X, _ = make_ds2_like(5000, random_state=0)
+    for m in ("baseline", "qt", "thr", "thr_em"):
+        a = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3).fit(X)
+        b = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3).fit(X)
+        np.testing.assert_array_equal(a.grid_labels_, b.grid_labels_)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(grid_size=41), "grid_size"), (dict(grid_size=0), "grid_size"), (dict(p=100), "p"), (dict(p=-1), "p"),
+    (dict(bounds=(1, 0)), "bounds"), (dict(bounds=None), "bounds"), (dict(connectivity=6), "connectivity"),
+])
+def test_bad_input_wavecluster(kwargs, match):
+    args = dict(grid_size=40, p=10, bounds=(0, 1))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        WaveCluster(**args).fit(np.random.default_rng(0).uniform(size=(100, 2)))
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(method="dp"), "method"), (dict(epsilon=0), "epsilon"), (dict(epsilon=-1), "epsilon"),
+    (dict(epsilon=np.inf), "epsilon"), (dict(grid_size=39), "grid_size"), (dict(p=150), "p"),
+    (dict(method="thr", alpha=1.0), "alpha"), (dict(method="thr_em", upper=-1.0), "upper"),
+    (dict(random_state="x"), "random_state"),
+])
+def test_bad_input_private(kwargs, match):
+    args = dict(method="qt", epsilon=1.0, grid_size=40, p=10, bounds=(0, 1))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        PrivateWaveCluster(**args).fit(np.random.default_rng(0).uniform(size=(100, 2)))
+
+
+def test_bad_data():
+    X = np.random.default_rng(0).uniform(size=(100, 2))
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X"):
+        WaveCluster(40, 10, (0, 1)).fit(X)
+    with pytest.raises(ValueError, match="X"):
+        PrivateWaveCluster("thr", 1.0, 40, 10, (0, 1)).fit(np.ones(10))
+    with pytest.raises(ValueError, match="not fitted"):
+        WaveCluster(40, 10, (0, 1)).predict(X)
+
+
+# ----------------------------------------------------------------------------- empirical audits of the EM threshold
+def _tiny_neighbours():
+    """D1: 8, 4 and 2 points in three 2x2 blocks of an 8x8 grid (W = 4, 2, 1); D2 adds one point to the first."""
+    a, b, c = [0.05, 0.05], [0.55, 0.55], [0.05, 0.80]
+    d1 = np.array([a] * 8 + [b] * 4 + [c] * 2)
+    d2 = np.vstack([d1, [a]])
+    return d1, d2
+
+
+def _em_mechanism(upper):
+    def mech(data, n, rng):
+        W = haar_approx(quantize(data, (0, 1), 8))
+        u = W.max() if upper is None else upper
+        return em_threshold(W, 50, 1.0, u, rng, size=n)[0]
+    return mech
+
+
+def test_audit_em_threshold_with_public_upper_bound_finds_no_violation():
+    from dpclust_core.audit import audit
+    d1, d2 = _tiny_neighbours()
+    res = audit(_em_mechanism(10.0), d1, d2, 1.0, n_samples=100_000, rng=11)
+    assert not res.rejects(0.01)  # false-alarm rate at most 1 % (valid one-sided p-value)
+
+
+def test_audit_detects_the_papers_data_dependent_em_domain():
+    # the paper's domain (0, max W] moves with the data: thresholds in (4, 4.5] are impossible under D1
+    from dpclust_core.audit import audit
+    d1, d2 = _tiny_neighbours()
+    res = audit(_em_mechanism(None), d1, d2, 1.0, n_samples=50_000, rng=12,
+                events=[("d' > max W(D1) = 4", lambda out: out > 4.0)])
+    assert res.rejects(0.01) and res.counts[1] == 0
