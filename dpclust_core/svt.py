@@ -443,8 +443,10 @@ gptt = _make_variant_function("gptt", """GPTT, "generalized private threshold te
 
     Claimed: ε-DP, by the published Algs. 20–22 it models (ε = ε1 + ε2). Actual: ∞-DP. Chen &
     Machanavajjhala set out to prove exactly that, and it is true (spec §2.4 C4: ln R grows by about 0.9
-    per (⊥, ⊤) pair at ε = 1), but their proof is wrong (spec §2.5): the same argument would "prove" the
-    private Alg. 17 non-private. Exists only to be studied.""")
+    per (⊥, ⊤) pair at ε = 1). The thesis (§5.2.3) calls their proof wrong, because the same argument
+    would "prove" the private Alg. 17 non-private. [DERIVED, chapter 05] For GPTT the argument's gap
+    closes: the integrand ratio per pair is κ(z) >= e^{ε2} for every z (not -> 1, as the thesis says),
+    so Pr[A(D) = a] >= e^{t·ε2} Pr[A(D') = a] on t pairs. Exists only to be studied.""")
 
 standard = _make_variant_function("standard", """Alg. 23: the thesis's generalised standard SVT (§5.3).
 
@@ -498,7 +500,7 @@ VARIANTS: dict[str, Variant] = {
     "chen_2015": Variant("chen_2015", chen_2015, "Alg. 22", "Chen, Xiao, Zhang & Xu 2015", False,
                          "ε-DP", "∞-DP", "ε/2", "Δ/ε1", False, "Δ/ε2", "⊤/⊥", "none", _inf),
     "gptt": Variant("gptt", gptt, "GPTT", "Chen & Machanavajjhala 2015", False,
-                    "ε-DP (model of Algs. 20-22)", "∞-DP (but the published proof is wrong)", "ε1 (free)",
+                    "ε-DP (model of Algs. 20-22)", "∞-DP (ln R >= t·ε2 on t pairs)", "ε1 (free)",
                     "Δ/ε1", False, "Δ/ε2", "⊤/⊥", "none", _inf),
     "standard": Variant("standard", standard, "Alg. 23", "Lyu, Su & Li 2017 (generalised)", True,
                         "(ε1+ε2+ε3)-DP", "(ε1+ε2+ε3)-DP (Thms 5.3.1-5.3.2)", "ε/(1+(2c)^(2/3))",
@@ -1012,9 +1014,11 @@ def gptt_proof_argument(t, epsilon=1.0, kind="gptt"):
     The chain of inequalities is valid; the published step that fails in general is "κ > 1, so κ^t/2
     grows without bound", because δ, hence κ, depend on t. For Alg. 17, κ(z) = F(z)/F(z−1) -> 1 as
     z -> ∞, so κ(t) -> 1 and the bound never exceeds ε/2 (Lemma 4). For GPTT, however, κ(z) >= e^{ε2}
-    for every z (it tends to e^{ε2} in both tails, not to 1 as the thesis says), so the bound
-    t·ε2 − ln 2 does diverge: [74]'s argument has a gap, but the gap closes. [DERIVED; checked in
-    tests/test_svt.py]
+    for every z (it tends to e^{ε2} in both tails, not to 1 as the thesis says): ln κ(z) is the integral
+    over [z−1, z] of f/F + f/(1−F), and for Laplace noise one of the two terms equals ε2 at every point
+    (f/F on the left half-line, f/(1−F) on the right). So the bound t·ε2 − ln 2 does diverge, and even
+    ln R >= t·ε2 holds without restricting to [−δ, δ]: [74]'s argument has a gap, but the gap closes.
+    [DERIVED; checked in tests/test_svt.py]
     """
     t = check_positive_int(t, "t")
     eps = check_epsilon(epsilon)
@@ -1055,10 +1059,27 @@ def gptt_proof_argument(t, epsilon=1.0, kind="gptt"):
 # ---------------------------------------------------------------------------------------------------
 # §5.4: SVT vs the exponential mechanism for top-c selection
 # ---------------------------------------------------------------------------------------------------
+def _check_beta(beta):
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not 0 < beta < 1:
+        raise ValueError(f"beta must be a number in (0, 1), got {beta!r}")
+    return float(beta)
+
+
+def _check_k(k, minimum):
+    try:
+        kk = np.asarray(k, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"k must be a number of queries >= {minimum}") from None
+    if not np.all(np.isfinite(kk)) or np.any(kk < minimum):
+        raise ValueError(f"k must be a number of queries >= {minimum}, got {k!r}")
+    return kk
+
+
 def alpha_svt(k, beta, epsilon):
     """α for which SVT (Dwork & Roth Thm 3.24, c = Δ = 1) is (α, β)-accurate on k queries: 8(ln k + ln(2/β))/ε."""
     eps = check_epsilon(epsilon)
-    k = np.asarray(k, dtype=float)
+    k = _check_k(k, 1)
+    beta = _check_beta(beta)
     return 8 * (np.log(k) + math.log(2 / beta)) / eps
 
 
@@ -1066,7 +1087,8 @@ def alpha_em(k, beta, epsilon):
     """α for which EM picks the single query above T + α among k with probability >= 1 − β (§5.4):
     (ln(k−1) + ln((1−β)/β))/ε (c = Δ = 1)."""
     eps = check_epsilon(epsilon)
-    k = np.asarray(k, dtype=float)
+    k = _check_k(k, 2)
+    beta = _check_beta(beta)
     return (np.log(k - 1) + math.log((1 - beta) / beta)) / eps
 
 
@@ -1118,7 +1140,9 @@ def select_top_c(method, scores, c, epsilon, *, n_runs=100, rng=None, ratio=None
     scores : array_like
         Item scores (counting queries: Δ = 1, monotonic under add/remove).
     threshold : float, optional
-        Default :func:`default_threshold` (computed from the data, NOT private, as in the thesis).
+        Default :func:`default_threshold` (computed from the data, NOT private, as in the thesis). The SVT
+        methods are ε-DP only with a public threshold, so a ``ledger`` is refused (``ValueError``) unless
+        ``threshold`` is given explicitly.
 
     Returns
     -------
@@ -1152,7 +1176,15 @@ def select_top_c(method, scores, c, epsilon, *, n_runs=100, rng=None, ratio=None
             order = np.argsort(-np.take_along_axis(g, top, axis=1), axis=1)  # selection order
             sel[a:b] = np.take_along_axis(top, order, axis=1)
         return sel
-    T = default_threshold(s, c) if threshold is None else float(threshold)
+    if threshold is None:
+        if ledger is not None:
+            raise ValueError("threshold=None uses default_threshold, which is computed from the data without "
+                             "privacy: pass a public threshold explicitly to charge the run to a ledger")
+        T = default_threshold(s, c)
+    else:
+        if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool):
+            raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+        T = float(threshold)
     if not np.isfinite(T):
         raise ValueError("threshold must be finite")
     if method == "dpbook":
@@ -1223,6 +1255,8 @@ def selection_metrics(scores, selected, c):
     sel = np.asarray(selected)
     if sel.ndim != 2 or sel.shape[1] != c:
         raise ValueError(f"selected must have shape (n_runs, {c})")
+    if not np.issubdtype(sel.dtype, np.integer) or np.any(sel < -1) or np.any(sel >= s.size):
+        raise ValueError(f"selected must hold item indices in [0, {s.size}) or -1 for an empty slot")
     top = np.argsort(-s, kind="stable")[:c]
     best = s[top].sum()
     val = np.where(sel >= 0, s[np.maximum(sel, 0)], 0.0)

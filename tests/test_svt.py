@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 
 from dpclust_core import PrivacyLedger, svt
 from dpclust_core.mechanisms import exponential_mechanism_probabilities
@@ -280,8 +280,12 @@ def test_ledger_selection_and_nonprivate_refused():
     s = svt.zipf_scores(500, 50_000)
     for method in ("svt", "dpbook", "retraversal", "em"):
         led = PrivacyLedger()
-        svt.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=led, increment=1.0)
+        svt.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=led, increment=1.0, threshold=700.0)
         assert led.epsilon == pytest.approx(0.5, rel=1e-12)
+    # the default threshold is computed from the data without privacy: no ledger may be charged with it
+    for method in ("svt", "dpbook", "retraversal"):
+        with pytest.raises(ValueError, match="threshold"):
+            svt.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=PrivacyLedger())
     for v in ("roth_2011", "lee_clifton_2014", "stoddard_2014", "chen_2015", "gptt"):
         with pytest.raises(ValueError, match="not differentially private"):
             svt.run(v, [0.0, 1.0], 0.0, 1.0, 1, ledger=PrivacyLedger())
@@ -314,6 +318,42 @@ def test_run_output_format():
     assert num.size > 0 and not np.all(num == 1.0)
 
 
+def test_noise_scales_match_spec_table():
+    # spec §1.2 with eps = 1, c = 3, Δ = 2 (every scale written out by hand)
+    e, c, d = 1.0, 3, 2.0
+    cfg = lambda v, **kw: svt.noise_config(v, e, c, d, **kw)  # noqa: E731
+    g = cfg("lyu_su_li")
+    assert (g.b_rho, g.b_nu, g.cutoff, g.resample_b, g.numeric) == (pytest.approx(4), pytest.approx(24), 3, None, None)
+    g = cfg("dwork_roth_2014")
+    assert (g.b_rho, g.b_nu, g.resample_b, g.cutoff) == (pytest.approx(12), pytest.approx(24), pytest.approx(12), 3)
+    g = cfg("roth_2011")
+    assert (g.b_rho, g.b_nu, g.numeric, g.cutoff) == (pytest.approx(4), pytest.approx(12), "same", 3)
+    g = cfg("lee_clifton_2014")
+    assert (g.b_rho, g.b_nu, g.cutoff) == (pytest.approx(8), pytest.approx(8 / 3), 3)
+    g = cfg("stoddard_2014")
+    assert (g.b_rho, g.b_nu, g.cutoff) == (pytest.approx(4), 0.0, None)
+    g = cfg("chen_2015")
+    assert (g.b_rho, g.b_nu, g.cutoff) == (pytest.approx(4), pytest.approx(4), None)
+    g = cfg("gptt", eps1=0.3)
+    assert (g.b_rho, g.b_nu, g.cutoff) == (pytest.approx(2 / 0.3), pytest.approx(2 / 0.7), None)
+    g = cfg("standard", eps1=0.2, eps2=0.5, eps3=0.3)
+    assert (g.b_rho, g.b_nu, g.b_out, g.numeric) == (pytest.approx(10), pytest.approx(24), pytest.approx(20), "fresh")
+    assert [x for _, x in g.budget] == pytest.approx([0.2, 0.5, 0.3])
+    g = cfg("standard", eps1=0.2, eps2=0.8, monotonic=True)  # Thm 5.3.2: cΔ/ε2 instead of 2cΔ/ε2
+    assert (g.b_rho, g.b_nu, g.numeric) == (pytest.approx(10), pytest.approx(7.5), None)
+    g = cfg("standard")  # default: optimal split 1:(2c)^(2/3)
+    r = 6 ** (2 / 3)
+    assert (g.b_rho, g.b_nu) == (pytest.approx(d * (1 + r)), pytest.approx(2 * c * d * (1 + r) / r))
+    # the simulator really uses these scales: Pr[⊤] for one query at q − T = Δ is Pr[ν − ρ >= −Δ] with
+    # ρ ~ Lap(8), ν ~ Lap(8/3), integrated here with scipy from the hand-written scales
+    want = integrate.quad(lambda z: stats.laplace(0, 8).pdf(z) * stats.laplace(0, 8 / 3).sf(z - 2), -np.inf, np.inf,
+                          epsabs=1e-12)[0]
+    out = svt.run("lee_clifton_2014", [2.0], 0.0, e, c, sensitivity=d, n_runs=400_000, rng=4)
+    # 4.4 binomial standard errors: false-alarm rate about 1e-5
+    assert out.mean() == pytest.approx(want, abs=4.4 * math.sqrt(want * (1 - want) / 400_000))
+    assert abs(want - 0.5) > 0.05  # the check is sensitive to the scales (unlike a query at the threshold)
+
+
 def test_registry():
     assert set(svt.VARIANTS) == {"lyu_su_li", "dwork_roth_2014", "roth_2011", "lee_clifton_2014", "stoddard_2014",
                                  "chen_2015", "gptt", "standard"}
@@ -330,40 +370,45 @@ def test_registry():
 
 
 # ------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("call", [
-    lambda: svt.run("nope", [1.0], 0.0, 1.0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, 0.0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, -1.0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, 0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, 1.5),
-    lambda: svt.run("lyu_su_li", [np.nan], 0.0, 1.0),
-    lambda: svt.run("lyu_su_li", [], 0.0, 1.0),
-    lambda: svt.run("lyu_su_li", [[1.0, 2.0]], 0.0, 1.0),
-    lambda: svt.run("lyu_su_li", [1.0, 2.0], [0.0, 1.0, 2.0], 1.0),
-    lambda: svt.run("lyu_su_li", [1.0, 2.0], np.inf, 1.0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, sensitivity=0.0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, n_runs=0),
-    lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, eps3=0.1),
-    lambda: svt.run("standard", [1.0], 0.0, 1.0, eps1=0.3, eps2=0.3),
-    lambda: svt.run("standard", [1.0], 0.0, 1.0, eps3=1.0),
-    lambda: svt.run("standard", [1.0], 0.0, 1.0, eps3=-0.1),
-    lambda: svt.run("standard", [1.0], 0.0, 1.0, ratio=0),
-    lambda: svt.run("standard", [1.0], 0.0, 1.0, ratio=2, eps1=0.5),
-    lambda: svt.run("standard", [1.0], 0.0, 1.0, monotonic="yes"),
-    lambda: svt.run("gptt", [1.0], 0.0, 1.0, eps1=0.7, eps2=0.7),
-    lambda: svt.run("chen_2015", [1.0], 0.0, 1.0, cutoff=1),
-    lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0, 2.0]),
-    lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0]),
-    lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0, 1.0], upper=[0.0, 0.0]),
-    lambda: svt.select_top_c("magic", np.arange(10.0), 2, 1.0),
-    lambda: svt.select_top_c("em", np.arange(10.0), 10, 1.0),
-    lambda: svt.select_top_c("retraversal", np.arange(10.0), 2, 1.0, increment=-1),
-    lambda: svt.audit_variant("lyu_su_li", [0.0, 0.0], [0.0, 3.0], 0.0, 1.0),
-    lambda: svt.optimal_split(1.0, 0),
-    lambda: svt.comparison_noise_std(1.0, 1.0, 1),
+@pytest.mark.parametrize("call,names", [
+    (lambda: svt.run("nope", [1.0], 0.0, 1.0), "variant"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 0.0), "epsilon"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, -1.0), "epsilon"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, 0), "c"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, 1.5), "c"),
+    (lambda: svt.run("lyu_su_li", [np.nan], 0.0, 1.0), "queries"),
+    (lambda: svt.run("lyu_su_li", [], 0.0, 1.0), "queries"),
+    (lambda: svt.run("lyu_su_li", [[1.0, 2.0]], 0.0, 1.0), "queries"),
+    (lambda: svt.run("lyu_su_li", [1.0, 2.0], [0.0, 1.0, 2.0], 1.0), "threshold"),
+    (lambda: svt.run("lyu_su_li", [1.0, 2.0], np.inf, 1.0), "threshold"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, sensitivity=0.0), "sensitivity"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, n_runs=0), "n_runs"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, eps3=0.1), "eps3"),
+    (lambda: svt.run("standard", [1.0], 0.0, 1.0, eps1=0.3, eps2=0.3), "eps1"),
+    (lambda: svt.run("standard", [1.0], 0.0, 1.0, eps3=1.0), "eps3"),
+    (lambda: svt.run("standard", [1.0], 0.0, 1.0, eps3=-0.1), "eps3"),
+    (lambda: svt.run("standard", [1.0], 0.0, 1.0, ratio=0), "ratio"),
+    (lambda: svt.run("standard", [1.0], 0.0, 1.0, ratio=2, eps1=0.5), "ratio"),
+    (lambda: svt.run("standard", [1.0], 0.0, 1.0, monotonic="yes"), "monotonic"),
+    (lambda: svt.run("gptt", [1.0], 0.0, 1.0, eps1=0.7, eps2=0.7), "eps1"),
+    (lambda: svt.run("chen_2015", [1.0], 0.0, 1.0, cutoff=1), "cutoff"),
+    (lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0, 2.0]), "output"),
+    (lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0]), "output"),
+    (lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0, 1.0], upper=[0.0, 0.0]), "upper"),
+    (lambda: svt.select_top_c("magic", np.arange(10.0), 2, 1.0), "method"),
+    (lambda: svt.select_top_c("em", np.arange(10.0), 10, 1.0), "c"),
+    (lambda: svt.select_top_c("retraversal", np.arange(10.0), 2, 1.0, increment=-1), "increment"),
+    (lambda: svt.select_top_c("svt", np.arange(10.0), 2, 1.0, threshold="high"), "threshold"),
+    (lambda: svt.selection_metrics(np.arange(10.0), np.array([[0, 10]]), 2), "selected"),
+    (lambda: svt.selection_metrics(np.arange(10.0), np.array([[0.5, 1.0]]), 2), "selected"),
+    (lambda: svt.audit_variant("lyu_su_li", [0.0, 0.0], [0.0, 3.0], 0.0, 1.0), "queries_neighbour"),
+    (lambda: svt.optimal_split(1.0, 0), "c"),
+    (lambda: svt.comparison_noise_std(1.0, 1.0, 1), "fraction"),
+    (lambda: svt.alpha_svt(1000, 1.5, 1.0), "beta"),
+    (lambda: svt.alpha_em(1, 0.05, 1.0), "k"),
 ])
-def test_bad_input_raises(call):
-    with pytest.raises(ValueError):
+def test_bad_input_raises(call, names):
+    with pytest.raises(ValueError, match=rf"\b{names}\b"):
         call()
 
 
@@ -427,6 +472,22 @@ def test_zipf_ser_reproduces_thesis_cell():
     ser_e, _ = svt.selection_metrics(s, svt.select_top_c("em", s, 100, 0.5, n_runs=200, rng=rng), 100)
     assert abs(ser_s.mean() - 0.808) < 0.05
     assert abs(ser_e.mean() - 0.033) < 0.01
+
+
+def test_gptt_kappa_pointwise_and_direct_bound():
+    # independent of the module's log-CDFs: κ(z) = F(z)(1 − F(z−1)) / (F(z−1)(1 − F(z))) with scipy's Laplace
+    for eps2 in (0.2, 0.5, 1.5):
+        lap = stats.laplace(0, 1 / eps2)
+        z = np.linspace(-60, 60, 24001)
+        lk = lap.logcdf(z) + lap.logsf(z - 1) - lap.logcdf(z - 1) - lap.logsf(z)
+        assert np.all(lk >= eps2 - 1e-9)
+        assert lk[0] == pytest.approx(eps2, abs=1e-6) and lk[-1] == pytest.approx(eps2, abs=1e-6)  # both tails
+        assert lk.max() > eps2 + 0.05  # strictly larger in the middle (κ(1/2) > e^{ε2})
+    # hence Pr[GPTT(D) = a] >= e^{t ε2} Pr[GPTT(D') = a] on t pairs, for any split
+    for kw, eps2 in (({}, 0.5), ({"eps1": 0.3}, 0.7), ({"eps1": 0.8}, 0.2)):
+        for t in (1, 3, 10, 40):
+            qd, qn, out = c4_inputs(t)
+            assert svt.privacy_loss("gptt", qd, qn, 0.0, EPS, 1, out, **kw) >= t * eps2 - 1e-9
 
 
 def test_gptt_kappa_bounded_away_from_one():
