@@ -22,8 +22,16 @@ Conventions (spec §1.3–§1.7):
 * grid labels and point labels are ``-1`` for noise (non-significant) and ``0..n_clusters_-1`` otherwise.
 
 Privacy: unbounded DP (add/remove one record), under which one record changes one cell of M by 1, hence one
-cell of W by ``2^(-d/2)``, |Z| by at most 1 and the EM quality by at most 1 (spec §2.1, §2.4, §2.5). The
-released object is the labelled grid; point labels of the private records are post-processing of it.
+cell of W by ``2^(-d/2)``, |Z| by at most 1 and the EM quality by at most 1 (spec §2.1, §2.4, §2.5). (The
+paper's wording, "modifying" one record, is replace-one; that would double every sensitivity.) The released
+object is the labelled grid; point labels of the private records are post-processing of it.
+
+Public inputs (never read off the data): ``bounds``, ``grid_size``, ``p``, ``connectivity``, ``alpha``, the
+Haar wavelet, PrivTHR_EM's ``upper`` and ``n_public``. The dataset size N is treated as public only where the
+paper does so: the Baseline's adaptive grid sizes its grids from N (Qardaji et al.; DPComp), so there
+``n_public=None`` falls back to ``len(X)`` under that documented assumption. PrivTHR_EM's threshold domain
+``(0, upper]`` must not move with the data (spec §2.5), so it takes no such fallback: it needs ``upper`` or
+``n_public`` explicitly.
 """
 from __future__ import annotations
 
@@ -248,7 +256,9 @@ def adaptive_grid_synthetic(X, bounds, epsilon, rng=None, *, n_public=None, c=10
     uniformly in each leaf. 2-D only.
 
     ``n_public`` is the dataset size N used to size the grid; AG and DPComp treat N as **public**. If None,
-    ``len(X)`` is used under that same assumption (it is not released with noise).
+    ``len(X)`` is used under that same assumption: N then shapes the grid without noise, which is ε-DP only if
+    N really is public (e.g. a bounded-DP reading, or a published dataset size). Pass ``n_public`` to make the
+    mechanism independent of ``len(X)``.
     Ledger: two entries (level 1: αε, level 2: (1-α)ε), sensitivity 1 each (each level partitions the domain).
     """
     X = check_data(X, n_features=2)
@@ -257,6 +267,10 @@ def adaptive_grid_synthetic(X, bounds, epsilon, rng=None, *, n_public=None, c=10
     rng = check_rng(rng)
     if not (0.0 < alpha < 1.0):
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    for name, val in (("c", c), ("c2", c2)):
+        if isinstance(val, bool) or not isinstance(val, (int, float, np.integer, np.floating)) or not (
+                np.isfinite(val) and val > 0):
+            raise ValueError(f"{name} must be a finite positive constant, got {val!r}")
     N = X.shape[0] if n_public is None else check_positive_int(n_public, "n_public")
     Xc = np.clip(X, low, high)
     U = (Xc - low) / (high - low)  # unit square
@@ -368,12 +382,15 @@ class PrivateWaveCluster(_WaveClusterBase):
         Share of epsilon for the noisy count matrix (ε1 = αε); the rest (ε2) goes to |Z|' (PrivTHR, default 0.9)
         or to the EM threshold (PrivTHR_EM, default 0.7) — the paper's splits (§7 and §4.4). Ignored otherwise.
     upper : float, optional (PrivTHR_EM)
-        Public upper bound of the threshold domain (0, upper] (spec §2.5, §6.2 item 14). Must dominate every W
-        value. Default: ``n_public / 2^(d/2)``, the largest possible W value (all points in one block), which
-        requires ``n_public``; if that is also None, ``len(X)`` is treated as public.
+        Public upper bound of the threshold domain (0, upper] (spec §2.5, §6.2 item 14); W values above it are
+        capped. Default: ``n_public / 2^(d/2)``, the largest W value a dataset of ``n_public`` points can have
+        (all points in one block). PrivTHR_EM needs ``upper`` or ``n_public``: a bound computed from
+        ``len(X)`` would move with the data (one added record widens the domain), which breaks ε-DP exactly
+        like the paper's ``(0, max W]`` — so there is no such fallback, and ``fit`` raises ``ValueError``.
     n_public : int, optional
-        Public dataset size (AG baseline grid sizing, default upper of PrivTHR_EM). None: ``len(X)``, treated as
-        public as in the paper, Qardaji et al. and DPComp.
+        Public dataset size N. Baseline: sizes the AG grids; None falls back to ``len(X)``, treated as public as
+        in the paper's Baseline, Qardaji et al. and DPComp (documented assumption, no budget spent).
+        PrivTHR_EM: gives the default ``upper``. Ignored by PrivQT and PrivTHR.
     random_state : None, int or Generator.
 
     Attributes
@@ -382,7 +399,10 @@ class PrivateWaveCluster(_WaveClusterBase):
     noisy_W_ (W'), k_prime_ (the paper's private k': ceil((1-p)|L'|) for baseline/qt, ceil((1-p)|L''|) for thr,
     the sampled rank i* for thr_em), threshold_ (d'), n_significant_ (cells with W' >= d', W' > 0),
     noisy_zero_count_ (|Z|', thr), removed_ (r = round(|Z|'/2) clamped, thr), synthetic_X_ (baseline),
+    upper_ (thr_em), n_public_ (``n_public`` as given; for the baseline, the N its AG used),
     significant_, grid_labels_, n_clusters_, labels_, ledger_, epsilon1_, epsilon2_.
+    Every attribute is a function of the public inputs and the noisy releases; no exact statistic of X (exact
+    counts, true W, true k) is stored. ``labels_`` applies the released grid to the private points.
     """
 
     def __init__(self, method, epsilon, grid_size, p, bounds, random_state=None, *, connectivity=8, alpha=None,
@@ -412,8 +432,14 @@ class PrivateWaveCluster(_WaveClusterBase):
         if self.n_public is not None:
             check_positive_int(self.n_public, "n_public")
         if self.upper is not None:
-            if isinstance(self.upper, bool) or not np.isfinite(self.upper) or self.upper <= 0:
-                raise ValueError(f"upper must be a finite positive public bound, got {self.upper!r}")
+            u = self.upper
+            if (isinstance(u, bool) or not isinstance(u, (int, float, np.integer, np.floating))
+                    or not np.isfinite(u) or u <= 0):
+                raise ValueError(f"upper must be a finite positive public bound, got {u!r}")
+        elif self.method == "thr_em" and self.n_public is None:
+            raise ValueError("upper: PrivTHR_EM needs a public upper bound of the threshold domain; pass upper= "
+                             "or n_public= (upper = n_public / 2^(d/2)). A bound read off len(X) or max W "
+                             "would move with the data and break epsilon-DP (spec §2.5)")
         return eps, g, p, alpha
 
     def fit(self, X):
@@ -425,8 +451,11 @@ class PrivateWaveCluster(_WaveClusterBase):
         rng = check_rng(self.random_state)
         led = PrivacyLedger(budget_epsilon=eps)
         self.ledger_ = led
-        n_pub = X.shape[0] if self.n_public is None else int(self.n_public)
+        self.n_public_ = None if self.n_public is None else int(self.n_public)
         if self.method == "baseline":
+            # AG sizes its grids from N, which the paper's Baseline (via AG/DPComp) treats as public
+            n_pub = X.shape[0] if self.n_public is None else int(self.n_public)
+            self.n_public_ = n_pub
             self.epsilon1_, self.epsilon2_ = eps, 0.0
             self.synthetic_X_ = adaptive_grid_synthetic(X, (low, high), eps, rng, n_public=n_pub, ledger=led)
             if self.synthetic_X_.shape[0]:
@@ -461,8 +490,9 @@ class PrivateWaveCluster(_WaveClusterBase):
             dth = float(Lp[kp - 1]) if kp > 0 else np.inf
         else:  # thr_em
             W = haar_approx(M, integer_valued=True)
-            upper = self.upper if self.upper is not None else n_pub / 2.0 ** (d / 2.0)
-            self.upper_ = float(max(upper, 0))
+            # public only: an explicit upper, or the largest W value of a dataset of n_public points
+            upper = self.upper if self.upper is not None else self.n_public_ / 2.0 ** (d / 2.0)
+            self.upper_ = float(upper)
             dth, kp = em_threshold(W, p, e2, self.upper_, rng, ledger=led, name="EM density threshold d'")
             dth, kp = float(dth), int(kp)
         self.k_prime_, self.threshold_ = int(kp), dth

@@ -10,13 +10,14 @@ import pywt
 from scipy import stats
 from sklearn.metrics import rand_score
 
-from dpclust_core.data import (WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, make_ds1_like, make_ds2_like,
-                               make_ds3_like)
+from dpclust_core.data import (WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, WAVECLUSTER_REAL_BOUNDS, WAVECLUSTER_REAL_N,
+                               make_ds1_like, make_ds2_like, make_ds3_like)
 from dpclust_core.metrics import (cluster_then_classify, dsg_c, fixed_split, k_relative_error, ocm, rand_index,
                                   two_ce)
-from dpclust_core.wavecluster import (PrivateWaveCluster, WaveCluster, em_threshold, em_threshold_intervals,
-                                      em_threshold_probabilities, haar_approx, label_components, privqt_bias,
-                                      quantize, significant_mask)
+from dpclust_core.accounting import PrivacyLedger
+from dpclust_core.wavecluster import (PrivateWaveCluster, WaveCluster, adaptive_grid_synthetic, em_threshold,
+                                      em_threshold_intervals, em_threshold_probabilities, haar_approx,
+                                      label_components, privqt_bias, quantize, significant_mask)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -96,7 +97,7 @@ SPLITS = {"baseline": (0.5, 0.5), "qt": (1.0,), "thr": (0.9, 0.1), "thr_em": (0.
 @pytest.mark.parametrize("eps,g,p", [(0.1, 20, 10), (1.0, 40, 50), (2.5, 64, 58)])
 def test_ledger_spends_exactly_epsilon_as_the_paper_splits(method, eps, g, p):
     X, _ = make_ds2_like(3000, random_state=0)
-    est = PrivateWaveCluster(method, eps, g, p, WAVECLUSTER_BOUNDS, random_state=1).fit(X)
+    est = PrivateWaveCluster(method, eps, g, p, WAVECLUSTER_BOUNDS, random_state=1, n_public=3000).fit(X)
     assert est.ledger_.epsilon == pytest.approx(eps, rel=1e-12)
     assert est.ledger_.delta == 0
     parts = [e.epsilon for e in est.ledger_.entries]
@@ -105,6 +106,25 @@ def test_ledger_spends_exactly_epsilon_as_the_paper_splits(method, eps, g, p):
     est.ledger_.check(eps)
     assert est.noisy_counts_.shape == (g, g) and est.significant_.shape == (g // 2, g // 2)
     assert est.labels_.shape == (3000,)
+
+
+@pytest.mark.parametrize("method", ["qt", "thr", "thr_em"])
+def test_ledger_exact_in_three_dimensions(method):
+    X = np.random.default_rng(4).uniform(size=(2000, 3))
+    est = PrivateWaveCluster(method, 0.7, 8, 30, (0, 1), random_state=0, upper=100.0).fit(X)
+    assert est.ledger_.epsilon == pytest.approx(0.7, rel=1e-12)
+    assert all(e.sensitivity == 1.0 for e in est.ledger_.entries)
+    assert est.significant_.shape == (4, 4, 4) and est.labels_.shape == (2000,)
+
+
+def test_adaptive_grid_bad_input():
+    X = np.random.default_rng(0).uniform(size=(50, 2))
+    for kw, match in [(dict(c=0), "^c must"), (dict(c2=-1.0), "^c2 must"), (dict(alpha=1.0), "alpha"),
+                      (dict(n_public=0), "n_public")]:
+        with pytest.raises(ValueError, match=match):
+            adaptive_grid_synthetic(X, (0, 1), 1.0, 0, **kw)
+    with pytest.raises(ValueError, match="X"):  # the AG baseline is 2-D only
+        adaptive_grid_synthetic(np.ones((5, 3)), (0, 1), 1.0, 0)
 
 
 def test_neighbouring_datasets_change_one_cell_and_z_by_at_most_one():
@@ -153,7 +173,8 @@ def test_privthr_removes_the_bias_and_thr_em_converges():
     ks = [PrivateWaveCluster("thr", 1.0, g, p, WAVECLUSTER_BOUNDS, random_state=s).fit(X).k_prime_
           for s in range(10)]
     assert abs(np.mean(ks) - wc.k_) / wc.k_ < 0.05
-    em = PrivateWaveCluster("thr_em", 1e4, g, p, WAVECLUSTER_BOUNDS, random_state=0).fit(X)
+    em = PrivateWaveCluster("thr_em", 1e4, g, p, WAVECLUSTER_BOUNDS, random_state=0, n_public=31_200).fit(X)
+    assert em.upper_ == 31_200 / 2  # public N -> the largest W value a dataset of that size can have
     # ranks inside a block of ties have empty intervals: the EM converges to the non-empty rank nearest to k
     lo, hi, ranks, k = em_threshold_intervals(wc.W_, p, em.upper_)
     nonempty = ranks[hi > lo]
@@ -251,11 +272,17 @@ def real_ds2():
     if not f.exists():
         pytest.skip("real DS2 not available in ../shared/data")
     X = np.loadtxt(f, delimiter=",")
-    return X, (X.min(axis=0), X.max(axis=0))  # the paper's non-private bounds: the data's box
+    # PUBLIC bounds: the file's extent fixed once as constants (the paper's box), never a min/max of the data
+    # handed to an estimator
+    return X, WAVECLUSTER_REAL_BOUNDS["ds2"]
 
 
 def test_real_ds2_nonprivate(real_ds2):
     X, bounds = real_ds2
+    # the constants are the published file's box, the domain the paper's non-private WaveCluster used
+    np.testing.assert_array_equal(bounds[0], X.min(axis=0))
+    np.testing.assert_array_equal(bounds[1], X.max(axis=0))
+    assert X.shape[0] == WAVECLUSTER_REAL_N["ds2"]
     wc = WaveCluster(40, 10, bounds).fit(X)
     assert (wc.k_, wc.n_zero_, wc.n_clusters_) == (144, 241, 3)  # paper §7.2: k = 144, |Z| = 241
 
@@ -268,14 +295,18 @@ def test_real_ds1_ds3_nonprivate_cluster_counts(fname, name, n_clusters):
         pytest.skip(f"{fname} not available in ../shared/data")
     X = np.loadtxt(f, delimiter=",")
     g, p = WAVECLUSTER_PARAMS[name]
-    wc = WaveCluster(g, p, (X.min(axis=0), X.max(axis=0))).fit(X)
+    bounds = WAVECLUSTER_REAL_BOUNDS[name]
+    np.testing.assert_array_equal(np.vstack(bounds), np.vstack([X.min(axis=0), X.max(axis=0)]))
+    assert X.shape[0] == WAVECLUSTER_REAL_N[name]
+    wc = WaveCluster(g, p, bounds).fit(X)
     assert wc.n_clusters_ == n_clusters  # the paper's Fig. 4: 15 Gaussian clusters, 5 shapes
 
 
 @pytest.mark.parametrize("method", ["thr", "thr_em", "baseline", "qt"])
 def test_real_ds2_private_k_prime_within_10_percent(real_ds2, method):
     X, bounds = real_ds2
-    ks = [PrivateWaveCluster(method, 1.0, 40, 10, bounds, random_state=s).fit(X).k_prime_ for s in range(20)]
+    ks = [PrivateWaveCluster(method, 1.0, 40, 10, bounds, random_state=s, n_public=WAVECLUSTER_REAL_N["ds2"])
+          .fit(X).k_prime_ for s in range(20)]
     assert abs(np.mean(ks) - PAPER_DS2_EPS1[method]) / PAPER_DS2_EPS1[method] < 0.10
 
 
@@ -283,8 +314,9 @@ def test_real_ds2_private_k_prime_within_10_percent(real_ds2, method):
 def test_seeded_reproducibility():
     X, _ = make_ds2_like(5000, random_state=0)
     for m in ("baseline", "qt", "thr", "thr_em"):
-        a = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3).fit(X)
-        b = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3).fit(X)
+        kw = dict(upper=2500.0) if m == "thr_em" else {}  # baseline: n_public falls back to len(X)
+        a = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3, **kw).fit(X)
+        b = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3, **kw).fit(X)
         np.testing.assert_array_equal(a.grid_labels_, b.grid_labels_)
 
 
@@ -303,6 +335,9 @@ def test_bad_input_wavecluster(kwargs, match):
     (dict(method="dp"), "method"), (dict(epsilon=0), "epsilon"), (dict(epsilon=-1), "epsilon"),
     (dict(epsilon=np.inf), "epsilon"), (dict(grid_size=39), "grid_size"), (dict(p=150), "p"),
     (dict(method="thr", alpha=1.0), "alpha"), (dict(method="thr_em", upper=-1.0), "upper"),
+    (dict(method="thr_em", upper="big"), "upper"), (dict(method="baseline", n_public=0), "n_public"),
+    # PrivTHR_EM has no len(X) fallback: without upper or n_public its domain would move with the data
+    (dict(method="thr_em"), "upper"),
     (dict(random_state="x"), "random_state"),
 ])
 def test_bad_input_private(kwargs, match):
@@ -354,3 +389,47 @@ def test_audit_detects_the_papers_data_dependent_em_domain():
     res = audit(_em_mechanism(None), d1, d2, 1.0, n_samples=50_000, rng=12,
                 events=[("d' > max W(D1) = 4", lambda out: out > 4.0)])
     assert res.rejects(0.01) and res.counts[1] == 0
+
+
+def test_audit_detects_an_upper_bound_read_off_len_X():
+    # why PrivTHR_EM refuses to default upper to len(X)/2: D1 has 14 points (U = 7), D2 = D1 + 1 point (U = 7.5),
+    # so thresholds in (7, 7.5] are impossible under D1 and have probability ~0.04 under D2
+    from dpclust_core.audit import audit
+    d1, d2 = _tiny_neighbours()
+
+    def mech(data, n, rng):
+        W = haar_approx(quantize(data, (0, 1), 8))
+        return em_threshold(W, 50, 1.0, data.shape[0] / 2.0, rng, size=n)[0]
+
+    res = audit(mech, d1, d2, 1.0, n_samples=50_000, rng=13, events=[("d' > 7", lambda out: out > 7.0)])
+    assert res.rejects(0.01) and min(res.counts) == 0 and max(res.counts) > 1500  # expected ~2170 under D2
+
+
+# ----------------------------------------------------------------------------- the AG baseline (Qardaji et al.)
+def test_adaptive_grid_keeps_every_count_when_noise_vanishes():
+    # huge epsilon (noise scale 2e-4) with large c, c2 so the grids stay small (m1 = 10, m2 <= 2): constrained
+    # inference and rounding must give back exactly N points with the true level-1 counts
+    X, _ = make_ds2_like(3000, random_state=0)
+    led = PrivacyLedger()
+    syn = adaptive_grid_synthetic(X, (0, 1), 1e4, 0, n_public=3000, c=1e6, c2=1e6, ledger=led)
+    assert syn.shape == (3000, 2) and syn.min() >= 0 and syn.max() <= 1
+    np.testing.assert_array_equal(quantize(syn, (0, 1), 10), quantize(X, (0, 1), 10))
+    assert [(e.epsilon, e.sensitivity) for e in led.entries] == [(5e3, 1.0), (5e3, 1.0)]  # alpha_AG = 0.5
+    # at a real budget the negative noisy leaves are reset to 0, which inflates the total (paper §4.1)
+    led2 = PrivacyLedger()
+    syn2 = adaptive_grid_synthetic(X, (0, 1), 0.5, 1, n_public=3000, ledger=led2)
+    assert led2.epsilon == pytest.approx(0.5, rel=1e-12) and syn2.shape[0] > 3000
+
+
+def test_n_public_is_used_not_len_X():
+    X, _ = make_ds2_like(3000, random_state=0)
+    base = PrivateWaveCluster("baseline", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0).fit(X)
+    assert base.n_public_ == 3000  # documented fallback: AG treats N as public
+    base2 = PrivateWaveCluster("baseline", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0, n_public=500).fit(X)
+    assert base2.n_public_ == 500
+    em = PrivateWaveCluster("thr_em", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0, n_public=1000).fit(X)
+    assert em.upper_ == 500.0  # from the public N, not from len(X) = 3000
+    em2 = PrivateWaveCluster("thr_em", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0, upper=77.0).fit(X)
+    assert em2.upper_ == 77.0
+    for est in (base, em):  # no exact statistic of X on a private estimator
+        assert not any(hasattr(est, a) for a in ("counts_", "W_", "k_", "n_zero_"))
