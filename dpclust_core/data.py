@@ -475,3 +475,20 @@ def make_ds3_like(n_samples=31_520, *, random_state=None):
     y = seed_lab[reps]
     perm = rng.permutation(n)
     return X[perm], y[perm]
+
+
+# ----------------------------------------------------------------------------- WaveCluster real files: public bounds
+__all__ += ["WAVECLUSTER_REAL_BOUNDS", "WAVECLUSTER_REAL_N"]
+
+#: Public domains ``(lows, highs)`` of the paper's real DS1–DS3 files (``../shared/data/wavecluster-*.csv``,
+#: tests and benchmarks only). They are the extent of each published file, fixed here ONCE as constants, which
+#: is the paper's setting (its non-private WaveCluster grids the data's box) while keeping the private
+#: estimators honest: a private run receives these numbers as a public input and never computes a min/max of
+#: the data it is given, so a neighbouring dataset (one record added or removed) gets the same grid.
+WAVECLUSTER_REAL_BOUNDS = {
+    "ds1": (np.array([20_406.0, 51_397.0]), np.array([963_731.0, 972_296.0])),
+    "ds2": (np.array([90_045.0, 87_019.0]), np.array([964_418.0, 955_379.0])),
+    "ds3": (np.array([100_504.0, 58_503.0]), np.array([1_097_098.0, 875_093.0])),
+}
+#: Published sizes of the same files (paper §7.1), for ``n_public`` (Baseline's AG grid, PrivTHR_EM's ``upper``).
+WAVECLUSTER_REAL_N = {"ds1": 30_000, "ds2": 31_200, "ds3": 31_520}
