@@ -375,3 +375,29 @@ def test_high_dimensional_grid_beyond_ravel_limit():
     from dpclust_core.kmeans.grid import GridSynopsis
     g = GridSynopsis(np.zeros(1), 1, 33, 1.0, 1.0)
     assert g.cell_centres().shape == (1, 33) and np.all(g.cell_centres() == 0)
+
+
+def test_2d_interval_lloyd_equals_brute_force():
+    """The exact Voronoi-interval path used in 2-D gives the same statistics, Lloyd result and synopsis-NICV as
+    visiting every cell (random synopses, ties between centroids included)."""
+    from dpclust_core.kmeans.grid import _batched_sq_dist, _Grid2D
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        m, k = int(rng.integers(1, 30)), int(rng.integers(1, 6))
+        syn = noisy_grid_synopsis(rng.uniform(-1, 1, size=(400, 2)), m, 0.5, 1.0, rng=rng)
+        C = rng.uniform(-1, 1, size=(3, k, 2))
+        if k > 1 and trial % 3 == 0:
+            C[:, 1, 1] = C[:, 0, 1]  # equal second coordinates
+        if k > 1 and trial % 5 == 0:
+            C[:, 1] = C[:, 0]  # duplicated centroids
+        st = _Grid2D(syn.counts, m, 1.0).stats(C)
+        P, w = syn.cell_centres(), syn.counts
+        for b in range(3):
+            lab = _batched_sq_dist(P, C[b:b + 1])[0].argmin(axis=1)
+            ref = [np.bincount(lab, weights=v, minlength=k) for v in (w, w * P[:, 0], w * P[:, 1])]
+            assert np.allclose(st[b, :, :3], np.stack(ref, axis=1), atol=1e-8)
+        fast, it_f = syn.lloyd(C, max_iter=20, tol=0.0)
+        slow, it_s = weighted_lloyd(P, w, C, max_iter=20, tol=0.0)
+        assert np.allclose(fast, slow, atol=1e-9) and np.array_equal(it_f, it_s)
+        ref_nicv = [(_batched_sq_dist(P, C[b:b + 1])[0].min(axis=1) @ w) / w.sum() for b in range(3)]
+        assert np.allclose(syn.nicv(C), ref_nicv, rtol=1e-9, atol=1e-12)

@@ -176,14 +176,114 @@ class GridSynopsis:
         C = np.asarray(centroids, dtype=float)
         single = C.ndim == 2
         C = C[None] if single else C
-        P = self.cell_centres()
-        d2 = _batched_sq_dist(P, C).min(axis=2)  # (B, M)
-        val = d2 @ self.counts / self.total()
+        if self.d == 2 and C.shape[1] < self.m:  # the interval form pays off when k < m
+            val = self._grid2d().nicv(C)
+        else:
+            P = self.cell_centres()
+            val = np.array([_batched_sq_dist(P, C[b:b + 1])[0].min(axis=1) @ self.counts
+                            for b in range(C.shape[0])])
+            val = val / self.total()  # one run at a time: memory O(cells * k), not O(runs * cells * k)
         return float(val[0]) if single else val
 
+    def _grid2d(self):
+        if getattr(self, "_g2", None) is None:
+            self._g2 = _Grid2D(self.counts, self.m, self.r)
+        return self._g2
+
     def lloyd(self, init, max_iter=30, tol=1e-4):
-        """Weighted Lloyd on the cell centres from ``init`` ((k, d) or (B, k, d)); see :func:`weighted_lloyd`."""
+        """Weighted Lloyd on the cell centres from ``init`` ((k, d) or (B, k, d)); see :func:`weighted_lloyd`.
+
+        In 2-D the same iterations run on the exact Voronoi-interval form of the grid (:class:`_Grid2D`), which
+        never visits every cell; the result is that of :func:`weighted_lloyd` on the cell centres (tested).
+        """
+        C = np.asarray(init, dtype=float)
+        if self.d == 2 and C.shape[-2] < self.m:  # the interval form pays off when k < m
+            single = C.ndim == 2
+            cents, iters = self._grid2d().lloyd(C[None] if single else C, max_iter, tol)
+            return (cents[0], int(iters[0])) if single else (cents, iters)
         return weighted_lloyd(self.cell_centres(), self.counts, init, r=self.r, max_iter=max_iter, tol=tol)
+
+
+class _Grid2D:
+    """Exact Lloyd statistics on a 2-D grid by Voronoi intervals: O(m k^2) per assignment instead of O(m^2 k).
+
+    Along a grid row (first coordinate u fixed) the squared distance from cell centre (u, v) to centroid j is
+    ``v^2 - 2 v c_j1 + (c_j1^2 + (u - c_j0)^2)`` — linear in v up to the common ``v^2`` — so the cells nearest to
+    centroid j form ONE contiguous run of the row. Its ends follow from the k - 1 pairwise comparisons (ties go
+    to the lowest index, as ``argmin`` does), and the run's weight and weighted sums from prefix sums along the
+    row. The result equals the brute-force assignment of every cell (tested), without touching every cell.
+    """
+
+    def __init__(self, counts, m, r):
+        W = np.asarray(counts, dtype=float).reshape(m, m)  # W[i, j]: first-coordinate bin i, second bin j
+        self.m, self.r, self.h = m, float(r), 2.0 * r / m
+        self.axis = -r + (np.arange(m) + 0.5) * self.h
+        zero = np.zeros((m, 1))
+        ax = self.axis
+        self.pw = np.hstack([zero, np.cumsum(W, axis=1)])
+        self.pv = np.hstack([zero, np.cumsum(W * ax[None, :], axis=1)])
+        self.pq = np.hstack([zero, np.cumsum(W * (ax[:, None] ** 2 + ax[None, :] ** 2), axis=1)])
+        self.total = float(W.sum())
+
+    def stats(self, C):
+        """(B, k, 4): per cluster the totals of w, w u, w v and w (u^2 + v^2) for centroids C (B, k, 2)."""
+        B, k, _ = C.shape
+        step = max(1, 2_000_000 // (self.m * k * k))  # bound the (runs, m, k, k) temporaries
+        if B > step:
+            return np.concatenate([self._stats(C[i:i + step]) for i in range(0, B, step)])
+        return self._stats(C)
+
+    def _stats(self, C):
+        m, r, h, axis = self.m, self.r, self.h, self.axis
+        B, k, _ = C.shape
+        c0, c1 = C[:, :, 0], C[:, :, 1]
+        a = c1[:, None, :] ** 2 + (axis[None, :, None] - c0[:, None, :]) ** 2  # (B, m, k)
+        dc = (c1[:, None, :] - c1[:, :, None])[:, None]  # (B, 1, j, j'): c_j'1 - c_j1
+        da = a[:, :, None, :] - a[:, :, :, None]  # (B, m, j, j'): a_j' - a_j
+        jj = np.arange(k)
+        strict = jj[None, :] < jj[:, None]  # j' < j: j must win strictly (ties go to the lower index)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (da / (2.0 * dc) + r) / h - 0.5  # the bound on the cell index of the row
+        up, dn = dc > 0, dc < 0
+        hi = np.where(up, np.where(strict, np.ceil(t), np.floor(t) + 1.0), float(m))
+        lo = np.where(dn, np.where(strict, np.floor(t) + 1.0, np.ceil(t)), 0.0)
+        lose = ~(up | dn) & ((da < 0) | ((da == 0) & strict))  # equal c_1: the row goes to the smaller a
+        hi = np.where(lose, 0.0, hi)
+        eye = np.eye(k, dtype=bool)
+        hi = np.clip(np.where(eye, float(m), hi).min(axis=3), 0, m).astype(np.int64)  # (B, m, k)
+        lo = np.clip(np.where(eye, 0.0, lo).max(axis=3), 0, m).astype(np.int64)
+        lo = np.minimum(lo, hi)
+        rows = np.arange(m)[None, :, None]
+        sw = self.pw[rows, hi] - self.pw[rows, lo]
+        sv = self.pv[rows, hi] - self.pv[rows, lo]
+        sq = self.pq[rows, hi] - self.pq[rows, lo]
+        return np.stack([sw.sum(axis=1), (sw * axis[None, :, None]).sum(axis=1), sv.sum(axis=1), sq.sum(axis=1)],
+                        axis=2)
+
+    def nicv(self, C):
+        st = self.stats(C)
+        val = st[:, :, 3] - 2.0 * (C[:, :, 0] * st[:, :, 1] + C[:, :, 1] * st[:, :, 2]) + (C * C).sum(2) * st[:, :, 0]
+        return val.sum(axis=1) / self.total
+
+    def lloyd(self, init, max_iter, tol):
+        C = np.array(init, dtype=float)
+        B = C.shape[0]
+        n_iter = np.zeros(B, dtype=int)
+        act = np.arange(B)
+        for _ in range(int(max_iter)):
+            Ca = C[act]
+            st = self.stats(Ca)
+            cnt = st[:, :, 0]
+            ok = cnt > 0
+            new = np.where(ok[:, :, None], st[:, :, 1:3] / np.where(ok, cnt, 1.0)[:, :, None], Ca)
+            np.clip(new, -self.r, self.r, out=new)
+            moved = np.abs(new - Ca).max(axis=(1, 2)) > tol * self.r
+            C[act] = new
+            n_iter[act] += 1
+            act = act[moved]
+            if act.size == 0:
+                break
+        return C, n_iter
 
 
 def _batched_sq_dist(P, C):
