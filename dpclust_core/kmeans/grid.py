@@ -32,7 +32,7 @@ from .._validation import (check_bounds, check_data, check_epsilon, check_n_clus
 from ..accounting import PrivacyLedger
 from ..data import scale_to_domain, unscale_from_domain
 from ..mechanisms import laplace_mechanism
-from ..metrics import assign
+from ._base import CentroidPredictorMixin
 
 __all__ = [
     "ugkm_grid_size",
@@ -436,7 +436,7 @@ def _sphere_packing(fn, k, d, r, rng):
         return np.asarray(fn(k, d, r, rng), dtype=float)
 
 
-class _GridKMeans:
+class _GridKMeans(CentroidPredictorMixin):
     """Shared machinery of UGkM, EUGkM and MkM (spec §3.10). Subclasses define :meth:`grid_size`."""
 
     _name = "grid"
@@ -515,16 +515,6 @@ class _GridKMeans:
         self.cluster_centers_ = unscale_from_domain(cents[best], (low, high), r=self.r)
         self.bounds_ = (low, high)
         return self
-
-    def predict(self, X):
-        """Nearest centroid for every row of ``X``, measured in the scaled domain ``[-r, r]^d`` (clipped)."""
-        if not hasattr(self, "scaled_centers_"):
-            raise ValueError("this estimator is not fitted yet; call fit(X) first")
-        X = check_data(X, n_features=self.scaled_centers_.shape[1])
-        return assign(scale_to_domain(X, self.bounds_, r=self.r), self.scaled_centers_)
-
-    def fit_predict(self, X, y=None):
-        return self.fit(X).predict(X)
 
     def __repr__(self):
         return f"{type(self).__name__}(n_clusters={self.n_clusters!r}, epsilon={self.epsilon!r}, bounds={self.bounds!r})"

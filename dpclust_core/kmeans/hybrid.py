@@ -25,8 +25,7 @@ import numpy as np
 from .._validation import (check_bounds, check_data, check_epsilon, check_n_clusters, check_positive_int,
                            check_rng)
 from ..accounting import PrivacyLedger
-from ..data import scale_to_domain
-from ..metrics import assign
+from ._base import CentroidPredictorMixin
 from .error_models import RHO, dplloyd_mse
 from .grid import ROUNDINGS, EUGkM, _check_n, eugkm_bias, eugkm_variance
 
@@ -91,7 +90,7 @@ def hybrid_decision(n, d, k, epsilon, policy="regression", r=1.0, theta=10.0, we
     return {"use_hybrid": bool(mse_h < var_full), "f": f, "mse_hybrid": mse_h, "var_eugkm": var_full}
 
 
-class HybridKMeans:
+class HybridKMeans(CentroidPredictorMixin):
     """Hybrid EUGkM + one DPLloyd-Impr round, Algorithm 16 (spec §3.15).
 
     Parameters
@@ -185,16 +184,6 @@ class HybridKMeans:
         self.ledger_ = ledger
         self.bounds_ = (low, high)
         return self
-
-    def predict(self, X):
-        """Nearest centroid, measured in the scaled domain ``[-r, r]^d`` (X clipped to the bounds)."""
-        if not hasattr(self, "scaled_centers_"):
-            raise ValueError("this estimator is not fitted yet; call fit(X) first")
-        X = check_data(X, n_features=self.scaled_centers_.shape[1])
-        return assign(scale_to_domain(X, self.bounds_, r=self.r), self.scaled_centers_)
-
-    def fit_predict(self, X, y=None):
-        return self.fit(X).predict(X)
 
     def __repr__(self):
         return (f"HybridKMeans(n_clusters={self.n_clusters!r}, epsilon={self.epsilon!r}, "

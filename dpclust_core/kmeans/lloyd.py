@@ -9,7 +9,6 @@ L1 sensitivity ``d·r`` (one record lands in one cluster and moves its d sums by
 """
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np

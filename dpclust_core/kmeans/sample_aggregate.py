@@ -33,7 +33,7 @@ from .._validation import (check_bounds, check_data, check_epsilon, check_n_clus
 from ..accounting import PrivacyLedger
 from ..data import scale_to_domain, unscale_from_domain
 from ..mechanisms import exponential_mechanism, laplace_mechanism
-from ..metrics import assign
+from ._base import CentroidPredictorMixin
 from .grid import _check_n, weighted_lloyd
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
@@ -83,19 +83,7 @@ def _fit_common(est, X):
     return X, eps, k, low, high, n_pub
 
 
-class _Predict:
-    def predict(self, X):
-        """Nearest centroid, measured in the scaled domain ``[-r, r]^d`` (X clipped to the bounds)."""
-        if not hasattr(self, "scaled_centers_"):
-            raise ValueError("this estimator is not fitted yet; call fit(X) first")
-        X = check_data(X, n_features=self.scaled_centers_.shape[1])
-        return assign(scale_to_domain(X, self.bounds_, r=self.r), self.scaled_centers_)
-
-    def fit_predict(self, X, y=None):
-        return self.fit(X).predict(X)
-
-
-class GkM(_Predict):
+class GkM(CentroidPredictorMixin):
     """GUPT sample-and-aggregate k-means with the thesis's range fix, Eq. (4.10) (spec §3.9, pitfall P14).
 
     Parameters
@@ -245,7 +233,7 @@ def _wcss_many(Z, cands, chunk_elems=4_000_000):
     return np.maximum(out, 0.0)
 
 
-class PGkM(_Predict):
+class PGkM(CentroidPredictorMixin):
     """PrivGene for k-means, Algorithms 6–7 (spec §2.8, §3.7).
 
     Parameters
