@@ -31,7 +31,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from dpclust_core.data import (make_adult_num_like, make_gowalla_like, make_image_like, make_lifesci_like,  # noqa: E402
-                               make_s1_like, make_tiger_wa_nm_like, scale_to_domain)
+                               make_s1_like, make_tiger_like, scale_to_domain)
 from dpclust_core.kmeans import (EUGkM, best_of_lloyd, cells_per_dimension, choose_k, eugkm_grid_size,  # noqa: E402
                                  noisy_grid_synopsis, rt_validity)
 
@@ -43,7 +43,7 @@ K_RESULTS = ROOT / "benchmarks" / "results" / "choose_k.md"
 def k_table(runs, n_init):
     sets = {"S1": (make_s1_like(random_state=0)[0], range(2, 17)),
             "Gowalla": (make_gowalla_like(random_state=0)[0], range(2, 7)),
-            "TIGER": (make_tiger_wa_nm_like(random_state=0)[0], range(2, 5)),
+            "TIGER": (make_tiger_like(random_state=0)[0], range(2, 5)),
             "Image": (make_image_like(random_state=0)[0], range(2, 5)),
             "Adult-num": (make_adult_num_like(random_state=0)[0], range(2, 7)),
             "Lifesci": (make_lifesci_like(random_state=0)[0], range(2, 8))}

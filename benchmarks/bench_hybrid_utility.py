@@ -28,7 +28,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from dpclust_core.data import make_gowalla_like, make_s1_like, make_tiger_wa_nm_like  # noqa: E402
+from dpclust_core.data import make_gowalla_like, make_s1_like, make_tiger_like  # noqa: E402
 from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans, best_of_lloyd  # noqa: E402
 from dpclust_core.metrics import nicv  # noqa: E402
 
@@ -77,7 +77,7 @@ def main():
     args = ap.parse_args()
     sets = {"S1": (make_s1_like(random_state=0)[0], 15),
             "Gowalla": (make_gowalla_like(random_state=0)[0], 5),
-            "TIGER": (make_tiger_wa_nm_like(random_state=0)[0], 2)}
+            "TIGER": (make_tiger_like(random_state=0)[0], 2)}
     methods = {
         "Hybrid (R2)": lambda k, e, s: HybridKMeans(k, e, policy="half", n_init=args.n_init, random_state=s),
         "Hybrid (R1)": lambda k, e, s: HybridKMeans(k, e, policy="regression", n_init=args.n_init, random_state=s),

@@ -109,7 +109,7 @@ def main():
     print("\n".join(lines), flush=True)
 
     datasets = [("S1 stand-in", make_s1_like(5000, random_state=0)[0], 15, (-1.0, 1.0)),
-                ("TIGER stand-in", make_tiger_like(random_state=0), 2, (-1.0, 1.0))]
+                ("TIGER stand-in", make_tiger_like(random_state=0)[0], 2, (-1.0, 1.0))]
     for name, fname, K in [("S1 (real copy)", "s1.arff", 15), ("TIGER copy (tiger-nm-wa.tsv)", "tiger-nm-wa.tsv", 2)]:
         Xr = load_real(fname)
         if Xr is not None:

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from dpclust_core.data import (make_adult_num_like, make_blobs_ratio, make_gowalla_like, make_image_like,
-                               make_lifesci_like, make_s1_like, make_tiger_wa_nm_like, scale_to_domain)
+                               make_lifesci_like, make_s1_like, make_tiger_like, scale_to_domain)
 from dpclust_core.kmeans import (EUGkM, GkM, HybridKMeans, MkM, PGkM, UGkM, best_of_lloyd, cells_per_dimension,
                                  choose_k, eugkm_bias, eugkm_grid_size, eugkm_variance, hybrid_decision,
                                  hybrid_mse, lloyd, mkm_grid_size, noisy_grid_synopsis, pgkm_rounds,
@@ -51,7 +51,7 @@ def test_ledger_total_equals_epsilon(cls, d):
 
 @pytest.mark.parametrize("policy", ["regression", "half"])
 def test_hybrid_ledger_both_paths(policy):
-    X, _ = make_tiger_wa_nm_like(random_state=0)
+    X, _ = make_tiger_like(random_state=0)
     # TIGER, spec §8: R1 uses the hybrid at eps 0.3, R2 falls back; both use it at 0.7, neither at 0.05
     for eps, expect in [(0.05, False), (0.3, policy == "regression"), (0.7, True)]:
         h = HybridKMeans(2, eps, policy=policy, n_init=3, random_state=1).fit(X)
@@ -304,7 +304,7 @@ def test_utility_orders_on_s1_like():
 
 
 def test_stand_in_generators_shapes():
-    for f, d in [(make_gowalla_like, 2), (make_tiger_wa_nm_like, 2), (make_image_like, 3),
+    for f, d in [(make_gowalla_like, 2), (make_tiger_like, 2), (make_image_like, 3),
                  (make_adult_num_like, 6), (make_lifesci_like, 10)]:
         X, y = f(1000, random_state=0)
         assert X.shape == (1000, d) and y.shape == (1000,)
@@ -323,7 +323,7 @@ def test_real_tiger_close_to_stand_in():
     if not path.exists():
         pytest.skip("TIGER copy not available")
     T = _scaled_minmax(np.loadtxt(path))
-    S, _ = make_tiger_wa_nm_like(random_state=0)
+    S, _ = make_tiger_like(random_state=0)
     _, b_real = best_of_lloyd(T, 2, 5, rng=0)
     _, b_stand = best_of_lloyd(S, 2, 5, rng=0)
     assert b_stand == pytest.approx(b_real, rel=0.1)
@@ -339,10 +339,11 @@ def test_real_s1_close_to_stand_in():
     rows = [ln.split(",")[:2] for ln in path.read_text().splitlines() if ln and ln[0] not in "%@"]
     R = _scaled_minmax(np.array(rows, dtype=float))
     S, _ = make_s1_like(random_state=0)
-    _, b_real = best_of_lloyd(R, 15, 5, rng=0)
-    _, b_stand = best_of_lloyd(S, 15, 5, rng=0)
-    # make_s1_like's clusters are tighter than the real S1's (0.0045 vs 0.0082): same order, within a factor 2
-    assert 0.5 < b_stand / b_real < 1.0
+    # 30 inits (the thesis's): a best of 5 can stop in a local optimum (1.5x higher NICV) on both sets
+    _, b_real = best_of_lloyd(R, 15, 30, rng=0)
+    _, b_stand = best_of_lloyd(S, 15, 30, rng=0)
+    # make_s1_like's spreads are calibrated on the real S1 (best-of-30 Lloyd 0.0084 vs 0.0082): within 15%
+    assert b_stand == pytest.approx(b_real, rel=0.15)
     # at eps = 0.1 the DP error dominates and the two agree more closely
     e_real = np.median([nicv(R, EUGkM(15, 0.1, n_init=5, random_state=s).fit(R).scaled_centers_) for s in range(3)])
     e_stand = np.median([nicv(S, EUGkM(15, 0.1, n_init=5, random_state=s).fit(S).scaled_centers_) for s in range(3)])
@@ -356,7 +357,7 @@ def test_real_tiger_rt_validity_prefers_four_like_stand_in():
         pytest.skip("TIGER copy not available")
     from dpclust_core.kmeans import rt_validity
     T = _scaled_minmax(np.loadtxt(path))[::3]
-    S, _ = make_tiger_wa_nm_like(random_state=0)
+    S, _ = make_tiger_like(random_state=0)
     for X in (T, S):
         v = {k: rt_validity(X, best_of_lloyd(X, k, 3, rng=0)[0]) for k in (2, 3, 4)}
         assert v[4] < v[3] < v[2]

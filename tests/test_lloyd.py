@@ -347,10 +347,12 @@ def test_lloyd_and_best_of_lloyd():
     C = lloyd(X, centers, n_iter=50)
     # from the true centres Lloyd barely moves
     assert np.max(np.abs(C - centers)) < 0.05
-    c, v = best_of_lloyd(X, 15, n_init=5, rng=0)
+    # the thesis's 30 inits: on S1-like data (as on the real S1) a best of only 5 k-means++ runs lands in a
+    # local optimum (one cluster split, two merged; NICV about 1.5x higher) for about a third of the seeds
+    c, v = best_of_lloyd(X, 15, n_init=30, rng=0)
     assert c.shape == (15, 2) and v == pytest.approx(nicv(X, c), rel=1e-12)
     assert v <= nicv(X, C) * 1.05
-    c2, v2 = best_of_lloyd(X, 15, n_init=5, rng=0)
+    c2, v2 = best_of_lloyd(X, 15, n_init=30, rng=0)
     assert v2 == v
 
 
@@ -485,15 +487,19 @@ def test_real_data_close_to_standin(loader):
     intersections with k = 2), so it is compared with the S1-like stand-in too.
     Tolerances: DPLloyd-Impr's NICV at eps in {0.5, 1} (mean of 10 runs) is dominated by the noise and the
     initialisation, which depend on N, k and d, not on the exact cluster shapes: within 30%. The non-private
-    best-of-Lloyd NICV depends on the clusters' spread, and the stand-in's clusters are tighter than S1's
-    (spread 0.035-0.06 of the domain): within a factor 2.
+    best-of-Lloyd NICV depends on the clusters' spread, on which ``make_s1_like`` is calibrated (spreads
+    0.047-0.083 of the half-width; 0.0084 vs 0.0082 for S1 at best of 30): within 15% of S1, and about 1.5
+    times the TIGER copy's (0.0085 vs 0.0056: its blobs are tighter than S1's)
     """
     R = _load_s1() if loader == "s1" else _load_tiger()
     Xr = scale_to_domain(R, (R.min(axis=0), R.max(axis=0)))
     Xs, _ = make_s1_like(len(Xr), random_state=0)
-    base_r = best_of_lloyd(Xr, 15, n_init=5, rng=0)[1]
-    base_s = best_of_lloyd(Xs, 15, n_init=5, rng=0)[1]
-    assert 0.5 < base_s / base_r < 2.0
+    base_r = best_of_lloyd(Xr, 15, n_init=30, rng=0)[1]  # 30 inits: best of 5 can stop in a local optimum
+    base_s = best_of_lloyd(Xs, 15, n_init=30, rng=0)[1]
+    if loader == "s1":
+        assert base_s == pytest.approx(base_r, rel=0.15)
+    else:  # the TIGER copy's 15 blobs are tighter than S1's (0.0056 vs 0.0082): the stand-in is 1.5x above it
+        assert 1.3 < base_s / base_r < 1.7
     for eps in (0.5, 1.0):
         assert _dp_nicv(Xs, 15, eps) == pytest.approx(_dp_nicv(Xr, 15, eps), rel=0.3)
 
@@ -503,14 +509,10 @@ def test_real_tiger_close_to_tiger_standin_k2():
     grid/hybrid chapter; calibrated on the copy's best-of-Lloyd NICV). With k = 2 the NICV is dominated by the
     between-state spread, which the stand-in reproduces, so both the non-private NICV and DPLloyd-Impr's mean
     NICV (10 runs, eps in {0.1, 0.5, 1}) agree within 10%."""
-    from dpclust_core import data
-    make = getattr(data, "make_tiger_wa_nm_like", None)
-    if make is None:
-        pytest.skip("dpclust_core.data.make_tiger_wa_nm_like is not available")
+    from dpclust_core.data import make_tiger_like
     R = _load_tiger()
     Xr = scale_to_domain(R, (R.min(axis=0), R.max(axis=0)))
-    out = make(random_state=0)
-    Xs = out[0] if isinstance(out, tuple) else out
+    Xs, _ = make_tiger_like(random_state=0)
     assert best_of_lloyd(Xs, 2, n_init=5, rng=0)[1] == pytest.approx(best_of_lloyd(Xr, 2, n_init=5, rng=0)[1],
                                                                       rel=0.10)
     for eps in (0.1, 0.5, 1.0):

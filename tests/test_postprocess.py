@@ -434,7 +434,7 @@ def test_real_copies_eps005_comparison(name, K, capsys):
     "TIGER" with the paper's K = 2: within 3% (7358 vs 7301). The huge improvement appears on S1 only
     with the proposal centres projected onto the domain (``project_centroids=True``, spec §3 extension):
     median below 60% of DP k-means's. Note: the shared ``tiger-nm-wa.tsv`` looks like 15 Gaussian
-    clusters in the S-set layout (29,909 points), not road intersections.
+    clusters in the S-set layout (29,910 points), not road intersections.
     """
     X = _load_real(name)
     b = (np.zeros(2), np.full(2, 1e6))
