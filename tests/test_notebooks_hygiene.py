@@ -219,3 +219,18 @@ def test_render_checker_reports_failed_execution(tmp_path):
     (tmp_path / "reports" / "chapter.err.log").write_text("Traceback\n\x1b[31mValueError\x1b[39m: bad\n")
     msgs = [p for p in cr.check_page_html(page, tmp_path) if p.startswith("executing the notebook failed")]
     assert len(msgs) == 1 and msgs[0].endswith("ValueError: bad")
+
+
+def test_render_checker_finds_unparsed_math(tmp_path):
+    cr = _load_render_checker()
+    good = ('<p>The noise is <span class="math notranslate nohighlight">\\(\\mathrm{Lap}(1/\\varepsilon)\\)</span>.</p>'
+            '<div class="math notranslate nohighlight">\\[W = \\tfrac12 M\\]</div><pre>price = "$5"</pre>'
+            '<code>$HOME</code>')
+    # one-line $$...$$ inside a list item: the parser leaves the dollars in the prose
+    bad = '<li><p>so <span class="math">\\(W\\)</span> is $\\tfrac g2\\times\\tfrac g2$. The paper says</p></li>'
+    assert cr.unparsed_math(good) == []
+    found = cr.unparsed_math(good + bad)
+    assert len(found) == 1 and "tfrac g2" in found[0]
+    page = tmp_path / "page.html"
+    page.write_text("<html><body>" + bad + "</body></html>", encoding="utf-8")
+    assert any("unparsed math" in p for p in cr.check_page_html(page, tmp_path))

@@ -16,6 +16,8 @@ For every HTML page of the built book (or the single page given) this script
      output containing ``Traceback (most recent call last)``; a ``stderr`` output naming an
      ``...Error``/``...Exception``);
    * a docutils/Sphinx **error box** (``div.system-message``) in the page;
+   * **unparsed math**: a ``$`` left in the prose (outside code and math elements), i.e. TeX the Markdown
+     parser did not recognise, which a reader sees raw;
    * an **empty figure cell**: a code cell whose source draws a figure (``plt.show()``, ``plt.subplots``,
      ``fig.savefig``/``display(fig)`` ... outside ``def`` bodies) but whose output has no ``<img>``/``<svg>``
      (cells that display an ipywidget are exempt: widgets need a kernel, and the chapter's static figure
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import html
 import os
 import re
 import shutil
@@ -185,6 +188,18 @@ def _first_part(cell: Node, cls: str):
     return next(_parts(cell, cls), None)
 
 
+_NOT_PROSE = re.compile(r"<(script|style|pre|code|textarea)[^>]*>.*?</\1>"
+                        r"|<(span|div) class=\"math[^\"]*\">.*?</\2>", re.S)
+
+
+def unparsed_math(html_text: str) -> list[str]:
+    """Snippets of page prose that still contain a ``$``: math the Markdown parser did not recognise
+    (for example ``$$...$$`` written on one line inside a list item), which a reader sees as raw TeX."""
+    prose = _NOT_PROSE.sub(" ", html_text)
+    prose = html.unescape(re.sub(r"<[^>]+>", " ", prose))
+    return [" ".join(m.group(0).split()) for m in re.finditer(r".{0,40}\$.{0,40}", prose)]
+
+
 def check_page_html(html_path: Path, html_root: Path) -> list[str]:
     """Problems visible in one built page, from its HTML alone."""
     problems = []
@@ -198,6 +213,9 @@ def check_page_html(html_path: Path, html_root: Path) -> list[str]:
         last = next((ln for ln in reversed(lines) if ERROR_NAME.search(ln)), lines[-1] if lines else "")
         problems.append(f"executing the notebook failed ({err_log.relative_to(html_root)}): "
                         f"{' '.join(last.split())[:140]}")
+
+    for snippet in unparsed_math(html_path.read_text(encoding="utf-8", errors="replace"))[:5]:
+        problems.append(f"unparsed math (raw TeX on the page): ...{snippet}...")
 
     for sm in tree.find_all(lambda n: "system-message" in n.classes):
         problems.append(f"Sphinx/docutils error box: {' '.join(sm.text().split())[:160]}")
