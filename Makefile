@@ -39,7 +39,7 @@ lab: $(STAMP)
 
 ## make check-render: screenshot every built page in headless Chromium and fail on tracebacks/empty figures
 check-render: $(STAMP)
-	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	@command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
 	$(BIN)/python tests/render/check_render.py _build/html
 
 ## make bench: the speed benchmarks (minutes; makes benchmarks/.venv-diffprivlib for the diffprivlib comparison)
