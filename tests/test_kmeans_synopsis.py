@@ -402,3 +402,176 @@ def test_2d_interval_lloyd_equals_brute_force():
         assert np.allclose(fast, slow, atol=1e-9) and np.array_equal(it_f, it_s)
         ref_nicv = [(_batched_sq_dist(P, C[b:b + 1])[0].min(axis=1) @ w) / w.sum() for b in range(3)]
         assert np.allclose(syn.nicv(C), ref_nicv, rtol=1e-9, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- review: noise pinned to the ledger
+def _exact_hist(Z, m):
+    d = Z.shape[1]
+    H, _ = np.histogramdd(Z, bins=m, range=[(-1.0, 1.0)] * d)
+    return H.ravel()
+
+
+@pytest.mark.parametrize("cls", [EUGkM, UGkM, MkM])
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_grid_noise_actually_added_has_the_recorded_scale(cls, d):
+    """Rebuild the Laplace draws: with explicit initial centroids the estimator's only random draw is the
+    histogram noise, ``Lap(1/eps)`` on EVERY cell, so ``noisy - exact`` must equal the seeded standard draws times
+    the ledger's sensitivity / epsilon (one entry, sensitivity 1, epsilon = the whole budget)."""
+    seed, eps, k = 11, 0.3, 2
+    X = np.random.default_rng(d).uniform(-1, 1, size=(700, d))
+    init = np.linspace(-0.5, 0.5, k * d).reshape(k, d)
+    e = cls(k, eps, init=init, n_init=1, random_state=seed).fit(X)
+    (entry,) = e.ledger_.entries
+    assert entry.sensitivity == 1.0 and entry.epsilon == pytest.approx(eps, rel=1e-12)
+    noise = e.synopsis_.counts - _exact_hist(X, e.cells_per_dim_)
+    draws = np.random.default_rng(seed).laplace(0.0, 1.0, e.n_cells_)
+    np.testing.assert_allclose(noise, draws * entry.sensitivity / entry.epsilon, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("policy", ["regression", "half"])
+def test_hybrid_noise_actually_added_has_the_recorded_scales(policy):
+    """Both releases of the hybrid: the EUGkM histogram at ``f eps`` (first spawned stream) and the ONE DPLloyd-Impr
+    round at ``(1 - f) eps`` (second stream, which DPLloyd splits again into (init, noise))."""
+    seed, eps, k, d = 5, 3.0, 3, 2
+    X, _ = make_blobs_ratio(4000, k, d, n_outliers=0, random_state=1)
+    init = np.array([[-0.5, -0.5], [0.0, 0.5], [0.5, -0.2]])
+    h = HybridKMeans(k, eps, policy=policy, init=init, n_init=1, random_state=seed).fit(X)
+    assert h.used_hybrid_ and h.dplloyd_.n_rounds_ == 1
+    eug_rng, dpl_rng = np.random.default_rng(seed).spawn(2)
+    _, noise_rng = dpl_rng.spawn(2)
+    hist_entry, cnt_entry, sum_entry = h.ledger_.entries
+    assert hist_entry.epsilon == pytest.approx(h.f_ * eps, rel=1e-12) and hist_entry.sensitivity == 1.0
+    assert cnt_entry.epsilon + sum_entry.epsilon == pytest.approx((1 - h.f_) * eps, rel=1e-12)
+    Z = scale_to_domain(X, (-1.0, 1.0))
+    noise = h.synopsis_.counts - _exact_hist(Z, h.eugkm_.cells_per_dim_)
+    np.testing.assert_allclose(noise, eug_rng.laplace(0.0, 1.0, noise.size) / hist_entry.epsilon,
+                               rtol=1e-9, atol=1e-9)
+    (rnd,) = h.dplloyd_.history_
+    assert np.allclose(rnd["centroids"], h.eugkm_.scaled_centers_)  # the round starts from EUGkM's output
+    lab = ((Z[:, None, :] - rnd["centroids"][None]) ** 2).sum(axis=2).argmin(axis=1)
+    cnt = np.bincount(lab, minlength=k).astype(float)
+    sums = np.stack([np.bincount(lab, weights=Z[:, i], minlength=k) for i in range(d)], axis=1)
+    b_cnt, b_sum = cnt_entry.sensitivity / cnt_entry.epsilon, sum_entry.sensitivity / sum_entry.epsilon
+    np.testing.assert_allclose(rnd["noisy_counts"] - cnt, b_cnt * noise_rng.laplace(0.0, 1.0, k), rtol=1e-9,
+                               atol=1e-9)
+    np.testing.assert_allclose(rnd["noisy_sums"] - sums, b_sum * noise_rng.laplace(0.0, 1.0, (k, d)), rtol=1e-9,
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("range_estimation", ["domain", "quantile"])
+def test_gkm_noise_actually_added_has_the_recorded_scale(range_estimation):
+    """With one block and k = 1 the aggregate is the clipped mean of the data, so the noise actually added is
+    ``scaled_centers_ - clip(mean, range_)``. Divided by ``noise_scale_`` it must be standard Laplace (KS test,
+    false-alarm rate 1e-3 at these fixed seeds), and ``noise_scale_`` must be the ledger's sensitivity / epsilon
+    for every dimension, i.e. Eq. (4.10): ``2 width k d / (l eps)`` (``width k d / (l eps)`` for "domain")."""
+    d, eps = 2, 60.0
+    X = np.random.default_rng(0).uniform(-0.4, 0.6, size=(200, d))
+    mean = X.mean(axis=0)
+    z = []
+    for s in range(300):
+        g = GkM(1, eps, n_blocks=1, range_estimation=range_estimation, random_state=s).fit(X)
+        widths = g.range_[:, 1] - g.range_[:, 0]
+        noise_entries = [e for e in g.ledger_.entries if "noisy average" in e.name]
+        assert len(noise_entries) == d
+        for i, e in enumerate(noise_entries):
+            assert g.noise_scale_[i] == pytest.approx(e.sensitivity / e.epsilon, rel=1e-12)
+            assert e.sensitivity == pytest.approx(widths[i] / 1)  # k * width / l
+        factor = 2.0 if range_estimation == "quantile" else 1.0
+        assert np.allclose(g.noise_scale_, factor * widths * 1 * d / (1 * eps))
+        assert g.ledger_.epsilon == pytest.approx(eps, rel=1e-12)
+        ok = (widths > 0) & (np.abs(g.scaled_centers_[0]) < 1.0)  # skip coordinates clipped to the domain
+        target = np.clip(mean, g.range_[:, 0], g.range_[:, 1])
+        z.extend(((g.scaled_centers_[0] - target) / g.noise_scale_)[ok])
+    assert len(z) > 400
+    assert stats.kstest(z, stats.laplace().cdf).pvalue > 1e-3
+
+
+def test_gkm_keeps_no_raw_data_statistic():
+    """The exact block outputs and their iteration counts are statistics of the raw data: not stored."""
+    X, _ = make_s1_like(random_state=0)
+    g = GkM(15, 1.0, n_iter=7, random_state=0).fit(X)
+    assert not hasattr(g, "block_centers_")
+    assert g.n_iter_ == 7  # the public cap, not a data-dependent count
+    names = [e.name for e in g.ledger_.entries]
+    assert sum("quantile" in nm for nm in names) == 4 and sum("noisy average" in nm for nm in names) == 2
+    for e in g.ledger_.entries:
+        if "quantile" in e.name:
+            assert e.sensitivity == 15.0 and e.epsilon == pytest.approx(1.0 / 8, rel=1e-12)  # eps/(4d), sens k
+
+
+def test_selection_uses_synopsis_cost_even_when_noisy_total_is_negative():
+    """Synopsis-NICV divides by the noisy total; when the noise makes that total negative, argmin of NICV would
+    keep the WORST run. The selection must minimise the cost itself (and the chosen run be the cheapest)."""
+    X = np.random.default_rng(0).uniform(-1, 1, size=(200, 4))
+    found = 0
+    for seed in range(40):
+        e = MkM(3, 0.05, n_init=8, init="random", random_state=seed).fit(X)
+        tot = e.synopsis_.total()
+        cost = e.init_scores_ * tot
+        assert e.best_init_ == int(np.argmin(cost))
+        if tot < 0 and np.ptp(cost) > 0:
+            found += 1
+            assert e.best_init_ != int(np.argmin(e.init_scores_))  # the old rule would pick another run
+    assert found >= 3  # the case really occurs at these seeds
+
+
+def test_choose_k_selection_uses_synopsis_cost_when_noisy_total_is_negative():
+    """choose_k picks, per k, the run of least synopsis cost. Rebuilt from its seeded stream (synopsis noise,
+    then the inits of every k) at a seed where the noisy total is negative and the NICV argmin differs."""
+    from dpclust_core.kmeans.grid import _initial_centroids
+    X = np.random.default_rng(0).uniform(-1, 1, size=(200, 4))
+    differs = 0
+    for seed in range(6):
+        res = choose_k(X, 0.05, [2, 3], n_init=6, theta=0.01, random_state=seed)
+        syn = res.synopsis_
+        rng = np.random.default_rng(seed)
+        rng.laplace(0.0, 1.0, syn.n_cells)  # the synopsis draws
+        for k in (2, 3):
+            inits = _initial_centroids("sphere_packing", 6, k, 4, 1.0, -1.0, 1.0, rng)
+            cents, _ = syn.lloyd(inits, max_iter=30, tol=1e-4)
+            sc = syn.nicv(cents)
+            assert np.allclose(res.scaled_centers_[k], cents[int(np.argmin(sc * syn.total()))])
+            if syn.total() < 0 and not np.allclose(cents[int(np.argmin(sc))], cents[int(np.argmin(-sc))]):
+                differs += 1
+        # the choice of k ranks (synopsis cost / inter), i.e. validity times the total
+        key = {k: res.scores_[k] * syn.total() for k in (2, 3)}
+        assert res.k_ == min((2, 3), key=lambda k: (key[k], k))
+    assert differs >= 1
+
+
+def test_review_bad_input_raises_naming_the_argument():
+    with pytest.raises(ValueError, match="Z"):
+        noisy_grid_synopsis(np.array([0.1, 0.2]), 4, 1.0)
+    with pytest.raises(ValueError, match="Z"):
+        noisy_grid_synopsis(np.array([[np.nan, 0.2]]), 4, 1.0)
+    with pytest.raises(ValueError, match="r must"):
+        noisy_grid_synopsis(np.zeros((3, 2)), 4, 1.0, r=-1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        noisy_grid_synopsis(np.zeros((3, 2)), 4, 0.0)
+    with pytest.raises(ValueError, match="q must"):
+        dp_quantile([0.1, 0.2], 1.5, -1, 1, 1.0, 1.0)
+    with pytest.raises(ValueError, match="lo and hi"):
+        dp_quantile([0.1, 0.2], 0.5, 1, -1, 1.0, 1.0)
+    with pytest.raises(ValueError, match="values"):
+        dp_quantile([[0.1, 0.2]], 0.5, -1, 1, 1.0, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        dp_quantile([0.1, 0.2], 0.5, -1, 1, 0.0, 1.0)
+
+
+def test_pgkm_selections_and_rounds_from_public_n():
+    """PGkM: ``(R - 1) m'`` selections of ``eps/(R m')`` and a final one of ``eps/R``, all with sensitivity
+    ``d (2r)^2``; R comes from the public formula with ``n_public`` (never from len(X) when n_public is given)."""
+    X = np.random.default_rng(1).uniform(-1, 1, size=(300, 3))
+    eps, m_sel = 0.8, 4
+    for n_pub in (300, 200_000):
+        p = PGkM(2, eps, pool_size=12, n_select=m_sel, n_public=n_pub, random_state=0).fit(X)
+        R = pgkm_rounds(n_pub, eps, m_sel)
+        assert p.n_iter_ == R == max(8, int(1.25e-3 * n_pub * eps / m_sel))
+        es = p.ledger_.entries
+        assert len(es) == (R - 1) * m_sel + 1
+        assert all(e.sensitivity == 3 * 2.0 ** 2 for e in es)
+        assert all(e.epsilon == pytest.approx(eps / (R * m_sel), rel=1e-12) for e in es[:-1])
+        assert es[-1].epsilon == pytest.approx(eps / R, rel=1e-12)
+        assert p.ledger_.epsilon == pytest.approx(eps, rel=1e-12)
+    g = GkM(2, 1.0, n_public=10 ** 5, random_state=0).fit(X)
+    assert g.n_blocks_ == round(10 ** (5 * 0.4))  # l = N^0.4 from the public N, not from len(X) = 300

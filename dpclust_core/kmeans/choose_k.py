@@ -4,7 +4,9 @@ spec ``dp-basics-and-kmeans.md`` §3.16).
 EUGkM's grid size depends on N, epsilon and d but not on k, so one noisy histogram (costing the whole epsilon)
 serves every candidate k: for each k, weighted Lloyd runs on the synopsis from ``n_init`` sphere-packing
 initialisations, the run with the lowest synopsis-NICV is kept, and its **RT-validity** (Ray & Turi 1999) is
-computed on the synopsis. The k with the lowest validity wins. Everything after the histogram is
+computed on the synopsis. The k with the lowest validity wins. (Synopsis-NICV divides by the noisy total; in the
+rare case that the noise makes it negative, both selections rank by the un-normalised synopsis cost instead, so the
+order is not reversed — the choice stays post-processing of the synopsis.) Everything after the histogram is
 post-processing, so the whole choice costs epsilon.
 
 The thesis does not define RT-validity; following Ray & Turi: ``validity = intra / inter`` with
@@ -21,8 +23,8 @@ import numpy as np
 from .._validation import check_bounds, check_data, check_epsilon, check_positive_int, check_rng
 from ..accounting import PrivacyLedger
 from ..data import scale_to_domain, unscale_from_domain
-from .grid import ROUNDINGS, GridSynopsis, _check_n, _initial_centroids, cells_per_dimension, eugkm_grid_size, \
-    noisy_grid_synopsis
+from .grid import ROUNDINGS, GridSynopsis, _best_on_synopsis, _check_n, _initial_centroids, cells_per_dimension, \
+    eugkm_grid_size, noisy_grid_synopsis
 
 __all__ = ["rt_validity", "synopsis_rt_validity", "choose_k", "ChooseKResult"]
 
@@ -107,9 +109,12 @@ def choose_k(X, epsilon, k_range=range(2, 11), bounds=(-1.0, 1.0), *, n_init=30,
     for k in ks:  # loop over candidate k: post-processing of the one synopsis
         inits = _initial_centroids("sphere_packing", n_init, k, d, r, low, high, rng)
         cents, _ = syn.lloyd(inits, max_iter=max_iter, tol=tol)
-        best = cents[int(np.argmin(syn.nicv(cents)))]
+        best = cents[_best_on_synopsis(syn, syn.nicv(cents))]  # by synopsis cost, robust to a total <= 0
         scaled[k] = best
         centers[k] = unscale_from_domain(best, (low, high), r=r)
         scores[k] = synopsis_rt_validity(syn, best)
-    k_best = min(ks, key=lambda k: (scores[k], k))
+    # rank by validity x total = (synopsis cost) / inter: the same order as the validity when the noisy total is
+    # > 0, and not reversed when the noise makes it negative (k = 1, validity inf, stays last)
+    sign = 1.0 if syn.total() > 0 else -1.0
+    k_best = min(ks, key=lambda k: (scores[k] * sign if np.isfinite(scores[k]) else np.inf, k))
     return ChooseKResult(k_best, scores, centers, scaled, syn, ledger)

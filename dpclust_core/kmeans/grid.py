@@ -393,10 +393,13 @@ def noisy_grid_synopsis(Z, m, epsilon, r=1.0, rng=None, *, ledger=None, name="gr
     disjoint, so the whole vector has L1 sensitivity 1 under add/remove and costs ``epsilon`` (one ledger entry).
     Memory: the ``m^d`` counts plus an (N,) index array.
     """
-    Z = np.asarray(Z, dtype=float)
+    Z = check_data(Z, "Z")
     n, d = Z.shape
     m = check_positive_int(m, "m")
     eps = check_epsilon(epsilon)
+    if isinstance(r, bool) or not (np.isscalar(r) and np.isfinite(r) and r > 0):
+        raise ValueError(f"r must be finite and > 0, got {r!r}")
+    r = float(r)
     rng = check_rng(rng)
     idx = np.floor((Z + r) * (m / (2.0 * r))).astype(np.int64)
     np.clip(idx, 0, m - 1, out=idx)
@@ -427,6 +430,17 @@ def _initial_centroids(init, n_init, k, d, r, low, high, rng):
         raise ValueError(f"init must have n_clusters={k} rows, got {A.shape[1]}")
     lo, hi = low, high
     return np.clip((A - lo) / (hi - lo) * (2 * r) - r, -r, r)
+
+
+def _best_on_synopsis(syn, scores):
+    """Index of the run with the lowest synopsis cost ``sum_c n~_c min_j ||c - o_j||^2`` (post-processing).
+
+    ``scores`` are synopsis-NICVs, i.e. that cost divided by the noisy total ``sum n~``. The total is common to
+    all runs, but it can be <= 0 when the noise outweighs the data (many cells, small N epsilon); dividing by a
+    negative total would turn ``argmin`` into ``argmax`` and keep the *worst* run. So the selection multiplies
+    the total back in and minimises the cost itself (identical to ``argmin(scores)`` whenever the total is > 0).
+    """
+    return int(np.argmin(np.asarray(scores, dtype=float) * syn.total()))
 
 
 def _sphere_packing(fn, k, d, r, rng):
@@ -506,7 +520,7 @@ class _GridKMeans(CentroidPredictorMixin):
     def _fit_from_synopsis(self, syn, inits, low, high):
         cents, iters = syn.lloyd(inits, max_iter=self.max_iter, tol=self.tol)
         scores = syn.nicv(cents)
-        best = int(np.argmin(scores))
+        best = _best_on_synopsis(syn, scores)
         self.init_scores_ = scores
         self.init_n_iter_ = np.asarray(iters)
         self.best_init_ = best

@@ -11,7 +11,9 @@ data-independent rule; the thesis does not say how blocks are aligned); half the
 range ``[min_i, max_i]`` of every dimension (the thesis does not say how: here 2d exponential-mechanism quantiles
 of the block centroids' coordinates, each ``epsilon/(4d)``, rank utility with sensitivity k), clipped to the domain
 (the thesis's fix); block centroids are clipped to the range and averaged; the average gets
-``Lap(2 (max_i - min_i) k d / (l epsilon))`` per coordinate, Eq. (4.10). ``l = N^0.4`` by default.
+``Lap(2 (max_i - min_i) k d / (l epsilon))`` per coordinate, Eq. (4.10). ``l = N^0.4`` blocks by default (GUPT's
+choice: blocks of about ``N^0.6`` records; N public, spec §3.9). The partition uses only the estimator's own random
+stream, never the data: it is data-independent, and every record lands in exactly one block.
 
 **PGkM** (PrivGene, Algorithms 6–7): a genetic search over candidate sets of k centroids; 200 random candidates
 from the domain; each of ``R = max(8, floor(1.25e-3 N epsilon / m'))`` rounds selects ``m' = 10`` parents with the
@@ -59,8 +61,14 @@ def dp_quantile(values, q, lo, hi, epsilon, sensitivity, rng=None, *, ledger=Non
     ``exp(epsilon * utility / (2 * sensitivity))``. ``sensitivity`` bounds how much one record moves any rank
     (k for the block centroids of GkM: one record changes one block, i.e. k values).
     """
+    values = check_data(values, "values", ndim=1)
+    if isinstance(q, bool) or not (np.isscalar(q) and 0.0 <= float(q) <= 1.0):
+        raise ValueError(f"q must be a number in [0, 1], got {q!r}")
+    if not (np.isscalar(lo) and np.isscalar(hi) and np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"lo and hi must be finite with lo < hi, got lo={lo!r}, hi={hi!r}")
+    epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
-    v = np.sort(np.clip(np.asarray(values, dtype=float), lo, hi))
+    v = np.sort(np.clip(values, lo, hi))
     n = v.size
     edges = np.concatenate([[lo], v, [hi]])
     lengths = np.diff(edges)
@@ -105,9 +113,11 @@ class GkM(CentroidPredictorMixin):
 
     Attributes
     ----------
-    cluster_centers_, scaled_centers_, ledger_ (total = epsilon), n_iter_ (block Lloyd iterations, max over
-    blocks), n_blocks_, range_ ((d, 2) estimated range, scaled domain), noise_scale_ (per dimension),
-    block_centers_ ((l, k, d) aligned, clipped block outputs — for the chapter's error decomposition only).
+    cluster_centers_, scaled_centers_, ledger_ (total = epsilon), n_iter_ (= ``n_iter``, the public cap on the
+    block Lloyd iterations; a block that converges earlier stays fixed), n_blocks_, range_ ((d, 2) estimated
+    range, scaled domain; a DP release), noise_scale_ (per dimension, from the released range).
+    Every attribute is a function of public inputs and the noisy releases: the exact block outputs and their
+    iteration counts are statistics of the raw data and are NOT kept on the estimator.
     """
 
     def __init__(self, n_clusters=8, epsilon=1.0, bounds=(-1.0, 1.0), *, n_blocks=None, block_exponent=0.4,
@@ -160,7 +170,7 @@ class GkM(CentroidPredictorMixin):
         init = P[np.arange(ell)[:, None], pick]
         empty = sizes == 0
         init[empty] = rng.uniform(-r, r, size=(int(empty.sum()), k, d))
-        cents, iters = weighted_lloyd(P, W, init, r=r, max_iter=n_iter, tol=0.0)
+        cents, _ = weighted_lloyd(P, W, init, r=r, max_iter=n_iter, tol=0.0)
         # canonical, data-independent alignment: sort each block's centroids lexicographically
         keys = [cents[:, :, i] for i in range(d - 1, -1, -1)]
         idx = np.lexsort(keys, axis=-1)
@@ -202,8 +212,7 @@ class GkM(CentroidPredictorMixin):
         self.n_blocks_ = ell
         self.range_ = rng_range
         self.noise_scale_ = scale
-        self.block_centers_ = cents
-        self.n_iter_ = int(np.max(iters))
+        self.n_iter_ = n_iter  # public; the blocks' own iteration counts depend on the data and are not kept
         self.ledger_ = ledger
         self.bounds_ = (low, high)
         self.scaled_centers_ = noisy
