@@ -523,23 +523,7 @@ def min_tuples(k_tuple, n_components, epsilon, delta, beta=0.05, **params):
     """Smallest number of tuples ``t`` with ``t >= 2ℓ(t) + 2`` for ``G`` (public; spec §2.3). ℓ does not increase
     with t, so a doubling search then bisection finds it."""
     g = make_k_tuple(k_tuple, n_components, epsilon, delta, beta=beta, radius=1.0, **params)
-
-    def ok(t):
-        try:
-            return t >= g.params(t)["min_n"]
-        except ValueError:  # GoodCenters' m does not even fit in t tuples
-            return False
-
-    hi = 2
-    while not ok(hi):
-        hi *= 2
-        if hi > 2**40:
-            raise ValueError("no number of tuples satisfies t >= 2*ell+2 for these parameters")
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
+    return _ktuple_module().min_valid_tuples(lambda t: g.params(t)["min_n"])
 
 
 class PrivateGaussianMixture(_MixtureMixin):

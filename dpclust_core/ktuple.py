@@ -1214,10 +1214,10 @@ def min_valid_tuples(min_n_of):
             return min_n_of(n) <= n
         except ValueError:
             return False
-    hi = 16
+    hi = 2
     while not ok(hi):
         hi *= 2
-        if hi > 10**12:
+        if hi > 2**40:
             raise ValueError("no number of tuples satisfies n >= 2 ell + 2")
     lo = hi // 2
     while hi - lo > 1:
