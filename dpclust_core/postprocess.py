@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_positive_int, check_rng
-from .kmeans.lloyd import _assign_t, _stats_t, project_l1_ball
+from .kmeans.lloyd import _assign_t, _kmeanspp, _stats_t, project_l1_ball
 from .metrics import squared_distances
 
 __all__ = [
@@ -461,19 +461,6 @@ def _lloyd(X, C, max_iter=300, tol=1e-6):
         if shift <= tol:
             break
     return C, float(squared_distances(X, C).min(axis=1).sum())
-
-
-def _kmeanspp(X, K, rng):
-    n = X.shape[0]
-    C = np.empty((K, X.shape[1]))
-    C[0] = X[rng.integers(n)]
-    d2 = ((X - C[0]) ** 2).sum(axis=1)
-    for k in range(1, K):
-        tot = d2.sum()
-        idx = rng.integers(n) if tot <= 0 else int(rng.choice(n, p=d2 / tot))
-        C[k] = X[idx]
-        d2 = np.minimum(d2, ((X - C[k]) ** 2).sum(axis=1))
-    return C
 
 
 def kmeans_best(X, n_clusters, *, n_init=10, extra_inits=(), random_state=None, max_iter=300, tol=1e-6):
