@@ -1,107 +1,235 @@
-"""Input checks shared by every module.
+"""Input checks shared by every module: one checker per kind of argument.
 
-Every public function validates its arguments with these helpers so that bad input raises a
-``ValueError`` that names the offending argument, before any data is touched or any budget spent.
+Public functions and estimators validate their arguments here, **before any data is read or any budget is
+spent**, and then call private kernels that trust their input. Every failure names the argument:
+
+* a value of the wrong *type* (a string for ``epsilon``, ``True`` for a seed, a complex array) raises
+  :class:`BadTypeError`, which is both a ``TypeError`` and a ``ValueError``;
+* a value of the right type but out of range (``epsilon=0``, ``delta=2``, reversed bounds) raises ``ValueError``.
+
+So ``except ValueError`` catches every bad-input error of the package, and ``except TypeError`` the type errors.
+
+The small *parameter specifications* at the end (:class:`Int`, :class:`Real`, :class:`Options`, ...) are what
+estimators list in their declarative parameter table (see :mod:`dpclust_core.base`).
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 __all__ = [
+    "BadTypeError",
     "check_rng",
+    "check_real",
     "check_epsilon",
     "check_delta",
+    "check_probability",
     "check_sensitivity",
+    "check_int",
+    "check_positive_int",
+    "check_bool",
+    "check_options",
     "check_data",
     "check_bounds",
     "check_n_clusters",
-    "check_positive_int",
+    "check_ledger",
+    "is_dask_array",
 ]
 
+#: Largest number of rows or runs an argument may ask the package to allocate at once (a public cap that
+#: turns a typo such as ``n_runs=10**12`` into a clear error instead of a 512 GiB allocation).
+MAX_ALLOCATION = 2**31
 
-def check_rng(rng=None) -> np.random.Generator:
-    """Normalise ``rng`` (None, an int seed or a ``numpy.random.Generator``) to a Generator.
 
-    The global ``np.random`` state is never used.
+class BadTypeError(TypeError, ValueError):
+    """An argument of the wrong type. Both a ``TypeError`` and a ``ValueError``."""
+
+
+# --------------------------------------------------------------------------------------------- scalars
+def _is_real_scalar(x) -> bool:
+    return isinstance(x, (numbers.Real, np.floating, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_int_scalar(x) -> bool:
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def check_rng(rng=None, name: str = "rng") -> np.random.Generator:
+    """Normalise ``rng`` (None, a non-negative int seed, a ``SeedSequence`` or a ``Generator``) to a Generator.
+
+    The global ``np.random`` state is never used. ``True``/``False`` are refused (they are not seeds).
     """
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (numbers.Integral, np.integer)):
-        if rng is not None and int(rng) < 0:
-            raise ValueError(f"rng/random_state must be a non-negative seed, got {rng!r}")
-        return np.random.default_rng(rng)
+    if rng is None:
+        return np.random.default_rng()
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    raise ValueError(
-        f"rng/random_state must be None, an int or a numpy.random.Generator, got {type(rng).__name__}"
+    if _is_int_scalar(rng):
+        if int(rng) < 0:
+            raise ValueError(f"{name} must be a non-negative seed, got {rng!r}")
+        return np.random.default_rng(int(rng))
+    raise BadTypeError(
+        f"{name} must be None, a non-negative int or a numpy.random.Generator, got {type(rng).__name__} {rng!r}"
     )
 
 
-def _is_real_scalar(x) -> bool:
-    return isinstance(x, (numbers.Real, np.floating, np.integer)) and not isinstance(x, bool)
+def check_real(value, name: str, *, low=None, high=None, low_open: bool = False, high_open: bool = False,
+               allow_inf: bool = False) -> float:
+    """Return ``value`` as a float in the given range; refuse strings, bools, complex numbers and NaN."""
+    if not _is_real_scalar(value):
+        raise BadTypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if low is not None and (v < low or (low_open and v == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
+    if high is not None and (v > high or (high_open and v == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value!r}")
+    return v
 
 
 def check_epsilon(epsilon, name: str = "epsilon", allow_inf: bool = False) -> float:
-    """Return ``epsilon`` as a float; raise ``ValueError`` unless it is a finite number > 0."""
-    if not _is_real_scalar(epsilon):
-        raise ValueError(f"{name} must be a positive real number, got {epsilon!r}")
-    eps = float(epsilon)
-    if np.isnan(eps) or eps <= 0 or (np.isinf(eps) and not allow_inf):
-        raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
-    return eps
+    """Return ``epsilon`` as a float; refuse anything but a finite real number > 0."""
+    return check_real(epsilon, name, low=0.0, low_open=True, allow_inf=allow_inf)
 
 
 def check_delta(delta, name: str = "delta") -> float:
-    """Return ``delta`` as a float; raise ``ValueError`` unless 0 < delta < 1."""
-    if not _is_real_scalar(delta):
-        raise ValueError(f"{name} must be a real number in (0, 1), got {delta!r}")
-    d = float(delta)
-    if not (0.0 < d < 1.0):
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {delta!r}")
-    return d
+    """Return ``delta`` as a float; refuse anything but a real number in the open interval (0, 1)."""
+    return check_real(delta, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_probability(p, name: str, *, open_low: bool = True, open_high: bool = True) -> float:
+    """A real number in (0, 1) (ends included when asked)."""
+    return check_real(p, name, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
 
 
 def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
-    """Return ``sensitivity`` as a float; raise ``ValueError`` unless it is finite and >= 0."""
-    if not _is_real_scalar(sensitivity):
-        raise ValueError(f"{name} must be a non-negative real number, got {sensitivity!r}")
-    s = float(sensitivity)
-    if not np.isfinite(s) or s < 0:
-        raise ValueError(f"{name} must be finite and >= 0, got {sensitivity!r}")
-    return s
+    """Return ``sensitivity`` as a float; refuse anything but a finite real number >= 0."""
+    return check_real(sensitivity, name, low=0.0)
 
 
-def check_positive_int(value, name: str, minimum: int = 1) -> int:
-    """Return ``value`` as an int; raise ``ValueError`` unless it is an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+def check_int(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an int in ``[minimum, maximum]``; refuse floats (even ``3.0``), bools and strings."""
+    if not _is_int_scalar(value):
+        raise BadTypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    v = int(value)
+    if minimum is not None and v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum}, got {value!r}")
+    return v
 
 
-def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None) -> np.ndarray:
-    """Return ``X`` as a float array of ``ndim`` dimensions; reject NaN, inf, empty or wrongly shaped input."""
+def check_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer >= ``minimum`` (default 1)."""
+    return check_int(value, name, minimum, maximum)
+
+
+def check_bool(value, name: str) -> bool:
+    """A real bool (``True``/``False`` or a numpy bool), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise BadTypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def check_options(value, name: str, options) -> str:
+    """One of the strings in ``options``."""
+    if not isinstance(value, str):
+        raise BadTypeError(f"{name} must be one of {tuple(options)}, got {type(value).__name__} {value!r}")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}, got {value!r}")
+    return value
+
+
+def check_n_clusters(n_clusters, n_samples: int | None = None, name: str = "n_clusters") -> int:
+    """Return ``n_clusters`` as an int >= 1.
+
+    ``n_samples`` is compared only when it is *public* (a non-private helper, or ``n_public`` given): a private
+    estimator never compares k with ``len(X)``, because the refusal itself would reveal N.
+    """
+    k = check_int(n_clusters, name, 1, MAX_ALLOCATION)
+    if n_samples is not None and k > n_samples:
+        raise ValueError(f"{name}={k} is larger than the number of samples ({n_samples})")
+    return k
+
+
+def check_ledger(ledger, name: str = "ledger"):
+    """None or a :class:`~dpclust_core.accounting.PrivacyLedger`."""
+    from .accounting import PrivacyLedger  # local: accounting imports this module
+
+    if ledger is not None and not isinstance(ledger, PrivacyLedger):
+        raise BadTypeError(f"{name} must be None or a PrivacyLedger, got {type(ledger).__name__}")
+    return ledger
+
+
+# --------------------------------------------------------------------------------------------- arrays
+def is_dask_array(X) -> bool:
+    """True for a ``dask.array.Array`` (checked without importing dask)."""
+    return type(X).__module__.startswith("dask.") and hasattr(X, "chunks") and hasattr(X, "dask")
+
+
+def _check_dtype(arr_dtype, name):
+    kind = np.dtype(arr_dtype).kind
+    if kind in "biuf":
+        if kind == "b":
+            raise BadTypeError(f"{name} must hold real numbers, got booleans (dtype bool); convert with "
+                               f"{name}.astype(float) if that is what you mean")
+        return
+    what = {"c": "complex numbers", "U": "strings", "S": "bytes", "O": "Python objects",
+            "M": "dates", "m": "time deltas", "V": "records"}.get(kind, f"dtype {arr_dtype}")
+    raise BadTypeError(f"{name} must be numeric (real numbers), got {what} (dtype {arr_dtype})")
+
+
+def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None, *,
+               allow_dask: bool = False, allow_empty: bool = False):
+    """Return ``X`` as a float array of ``ndim`` dimensions.
+
+    Refuses, naming ``name``: strings, objects, complex numbers and booleans (:class:`BadTypeError`); a 1-D
+    array where 2-D is needed (with the ``reshape`` hint); an empty array or zero columns; NaN or infinity;
+    the wrong number of features. With ``allow_dask=True`` a ``dask.array.Array`` is returned as a lazy float
+    array after the checks that need no computation (dtype, shape); its values are never computed here.
+    """
+    if allow_dask and is_dask_array(X):
+        _check_dtype(X.dtype, name)
+        _check_shape(X.shape, name, ndim, n_features, allow_empty)
+        return X.astype(float) if X.dtype != np.float64 else X
+    if is_dask_array(X):
+        raise BadTypeError(f"{name} is a dask array, which this function does not accept; "
+                           f"call {name}.compute() first, or use DPLloyd / EUGkM, which accept dask arrays")
+    if isinstance(X, (str, bytes)):
+        raise BadTypeError(f"{name} must be an array of real numbers, got a string")
     try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric array-like: {exc}") from None
-    if ndim == 2 and arr.ndim == 1:
-        raise ValueError(
-            f"{name} must be 2-D of shape (n_samples, n_features); got 1-D shape {arr.shape} "
-            "(use X.reshape(-1, 1) for one feature)"
-        )
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
-    if arr.size == 0 or arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if not np.all(np.isfinite(arr)):
+        raw = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    if raw.dtype.kind == "O":
+        try:
+            raw = np.asarray(X, dtype=float)
+        except (TypeError, ValueError):
+            _check_dtype(raw.dtype, name)
+    _check_dtype(raw.dtype, name)
+    arr = np.asarray(raw, dtype=float)
+    _check_shape(arr.shape, name, ndim, n_features, allow_empty)
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values")
-    if n_features is not None and ndim == 2 and arr.shape[1] != n_features:
-        raise ValueError(f"{name} has {arr.shape[1]} features, expected {n_features}")
     return arr
+
+
+def _check_shape(shape, name, ndim, n_features, allow_empty):
+    if ndim == 2 and len(shape) == 1:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got 1-D shape {tuple(shape)} "
+                         f"(use {name}.reshape(-1, 1) for one feature)")
+    if len(shape) != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {tuple(shape)}")
+    if ndim == 2 and shape[1] == 0:
+        raise ValueError(f"{name} has 0 features (shape {tuple(shape)})")
+    if not allow_empty and shape[0] == 0:
+        raise ValueError(f"{name} is empty (shape {tuple(shape)})")
+    if n_features is not None and ndim == 2 and shape[1] != n_features:
+        raise ValueError(f"{name} has {shape[1]} features, expected {n_features}")
 
 
 def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
@@ -110,15 +238,26 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
     Accepted forms: a pair ``(low, high)`` of scalars applied to every dimension; a pair of arrays of
     lows and highs; or an array of shape ``(n_features, 2)`` with one ``(low, high)`` row per dimension.
     A 2x2 input is read as ``(lows, highs)`` when that reading is valid, otherwise as rows.
-    Raises ``ValueError`` if a bound is not finite, if ``low >= high`` anywhere, or if the number of
+
+    Bounds are **required** and must be public: reading them off the private data would leak its extremes
+    (use :func:`dpclust_core.bounds.private_bounds` to find them privately). Raises ``ValueError`` if a bound
+    is not finite, if ``low >= high`` anywhere, if a width ``high - low`` overflows, or if the number of
     dimensions does not match ``n_features``.
     """
     if bounds is None:
-        raise ValueError(f"{name} is required: the public domain must be given, never read off the data")
+        raise BadTypeError(f"{name} is required: the data domain must be public, never read off the private "
+                           f"data (that would leak its extremes); pass {name}=(low, high) from domain knowledge, "
+                           f"or find it privately with dpclust_core.bounds.private_bounds")
+    if isinstance(bounds, (str, bytes)):
+        raise BadTypeError(f"{name} must be a pair (low, high) or an array of (low, high) rows, got a string")
     try:
-        b = np.asarray(bounds, dtype=float)
+        raw = np.asarray(bounds)
+        if raw.dtype.kind in "cUSOb":
+            raise TypeError
+        b = raw.astype(float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (low, high) or an array of (low, high) rows") from None
+        raise BadTypeError(f"{name} must be a pair (low, high) or an array of (low, high) rows of real numbers, "
+                           f"got {bounds!r}") from None
     if b.ndim == 1 and b.shape[0] == 2:
         low, high = np.array([b[0]]), np.array([b[1]])
     elif (b.ndim == 2 and b.shape[0] == 2 and (n_features is None or b.shape[1] == n_features)
@@ -131,9 +270,12 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
     else:
         raise ValueError(f"{name} must be (low, high), (lows, highs) or shape (n_features, 2); got shape {b.shape}")
     if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
-        raise ValueError(f"{name} must be finite")
+        raise ValueError(f"{name} must be finite, got low={low.tolist()} high={high.tolist()}")
     if np.any(low >= high):
         raise ValueError(f"{name}: every low must be < high, got low={low.tolist()} high={high.tolist()}")
+    with np.errstate(over="ignore"):
+        if not np.all(np.isfinite(high - low)):
+            raise ValueError(f"{name}: the width high - low overflows a float; use a narrower public domain")
     if n_features is not None:
         if low.shape[0] == 1 and n_features > 1:
             low = np.repeat(low, n_features)
@@ -143,9 +285,118 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
     return low, high
 
 
-def check_n_clusters(n_clusters, n_samples: int | None = None, name: str = "n_clusters") -> int:
-    """Return ``n_clusters`` as an int; raise ``ValueError`` unless 1 <= k (<= n_samples when given)."""
-    k = check_positive_int(n_clusters, name)
-    if n_samples is not None and k > n_samples:
-        raise ValueError(f"{name}={k} is larger than the number of samples ({n_samples})")
-    return k
+# --------------------------------------------------------------------------------------------- parameter specs
+class Spec:
+    """A declarative check of one estimator parameter: ``spec(value, name) -> cleaned value``."""
+
+    def __call__(self, value, name):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __or__(self, other):
+        return AnyOf(self, other)
+
+
+class Int(Spec):
+    """An integer in ``[minimum, maximum]``."""
+
+    def __init__(self, minimum=None, maximum=MAX_ALLOCATION):
+        self.minimum, self.maximum = minimum, maximum
+
+    def __call__(self, value, name):
+        return check_int(value, name, self.minimum, self.maximum)
+
+
+class Real(Spec):
+    """A real number in a range (see :func:`check_real`)."""
+
+    def __init__(self, low=None, high=None, *, low_open=False, high_open=False, allow_inf=False):
+        self.kw = dict(low=low, high=high, low_open=low_open, high_open=high_open, allow_inf=allow_inf)
+
+    def __call__(self, value, name):
+        return check_real(value, name, **self.kw)
+
+
+class Options(Spec):
+    """One of a fixed set of strings."""
+
+    def __init__(self, *options):
+        self.options = options
+
+    def __call__(self, value, name):
+        return check_options(value, name, self.options)
+
+
+class Bool(Spec):
+    def __call__(self, value, name):
+        return check_bool(value, name)
+
+
+class NoneOr(Spec):
+    """None, or what ``spec`` accepts."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def __call__(self, value, name):
+        return None if value is None else self.spec(value, name)
+
+
+class AnyOf(Spec):
+    """The first of several specs that accepts the value; the error of the last one otherwise."""
+
+    def __init__(self, *specs):
+        self.specs = specs
+
+    def __call__(self, value, name):
+        errors = []
+        for spec in self.specs:
+            try:
+                return spec(value, name)
+            except ValueError as exc:
+                errors.append(exc)
+        kinds = {type(e) for e in errors}
+        msg = "; or ".join(str(e) for e in errors)
+        raise (BadTypeError if kinds == {BadTypeError} else ValueError)(msg)
+
+
+class Epsilon(Spec):
+    def __call__(self, value, name):
+        return check_epsilon(value, name)
+
+
+class Delta(Spec):
+    def __call__(self, value, name):
+        return check_delta(value, name)
+
+
+class RandomState(Spec):
+    """None, a non-negative int, a SeedSequence or a Generator (returned unchanged; see :func:`check_rng`)."""
+
+    def __call__(self, value, name):
+        check_rng(value, name)
+        return value
+
+
+class Ledger(Spec):
+    def __call__(self, value, name):
+        return check_ledger(value, name)
+
+
+class BoundsSpec(Spec):
+    """Required public bounds; the shape is checked against the data in ``fit``."""
+
+    def __call__(self, value, name):
+        check_bounds(value, None, name)
+        return value
+
+
+class ArrayOrNone(Spec):
+    """None, or an array the estimator checks itself in ``fit`` (e.g. initial centroids)."""
+
+    def __call__(self, value, name):
+        return value
+
+
+class Anything(Spec):
+    def __call__(self, value, name):
+        return value

@@ -1,41 +1,60 @@
-"""Privacy accounting: a ledger of every noisy release.
+"""Privacy accounting: a ledger of every noisy release, and the composition rules the book uses.
 
 Every mechanism in :mod:`dpclust_core.mechanisms` takes an optional ``ledger=`` and records one
-:class:`LedgerEntry` per call (name, epsilon, delta, sensitivity). Every fitted estimator exposes its
-ledger as ``ledger_``, and the tests assert that its total equals the budget that was asked for.
+:class:`LedgerEntry` per release (name, epsilon, delta, sensitivity). Every fitted estimator exposes its own
+ledger as ``ledger_``, and the tests assert that its total equals the budget that was asked for. A ledger
+given a budget **refuses before spending**: a mechanism asks it first (:meth:`PrivacyLedger.require`), so a
+release that would overspend raises :class:`BudgetExceededError` before any noise is drawn, and an estimator
+checks its whole cost against a shared ledger before it reads the data.
 
-Composition rules (spec ``dp-basics-and-kmeans.md`` §1.4–§1.5):
+Composition rules (thesis §2.2):
 
 * **sequential composition** (Prop. 2.2.2 / Corollary 1): entries recorded one after another add up,
   ``epsilon = sum(eps_i)`` and ``delta = sum(delta_i)``;
 * **parallel composition** (Prop. 2.2.3, and Prop. 2.2.6 for a randomised partition function with a
   fixed number of parts): releases computed on *disjoint* parts of the data cost the maximum of the
-  parts, not the sum. Use :meth:`PrivacyLedger.parallel`::
+  parts, not the sum. Only entries made inside an explicit ``partition()`` block count as a disjoint part::
 
       with ledger.parallel("per-cell counts") as par:
           for cell in cells:
               with par.partition():
                   laplace_mechanism(count[cell], 1, eps, ledger=ledger)
 
-  Each ``partition()`` block is one disjoint part; entries recorded inside the ``parallel`` block but
-  outside any ``partition()`` each count as a part of their own.
+  An entry made inside ``parallel`` but outside every ``partition()`` is charged on top of the parts (it is
+  treated as touching the whole data), so a ledger can never under-report through a forgotten ``partition``.
 
 The parallel rule holds under *unbounded* DP (add/remove one record), the notion used throughout the book;
-Prop. 2.2.4 shows it fails under bounded DP.
+Prop. 2.2.4 shows it fails under bounded DP. The other rules — advanced composition, group privacy,
+amplification by subsampling and zero-concentrated DP — are plain functions at the end of this module.
 """
 from __future__ import annotations
 
 import contextlib
+import html
 import math
 from dataclasses import dataclass, field
 
-from ._validation import check_sensitivity
+from ._validation import BadTypeError, _is_real_scalar, check_delta, check_epsilon, check_int, check_real
 
-__all__ = ["LedgerEntry", "PrivacyLedger", "BudgetExceededError"]
+__all__ = [
+    "LedgerEntry",
+    "PrivacyLedger",
+    "BudgetExceededError",
+    "advanced_composition",
+    "advanced_composition_inverse",
+    "group_privacy",
+    "subsample_wor",
+    "subsample_wor_inverse",
+    "subsample_kln11",
+    "subsample_wr_bnsv15",
+    "zcdp_to_dp",
+    "dp_to_zcdp",
+    "gaussian_zcdp",
+]
 
 
 class BudgetExceededError(ValueError):
-    """Raised by :meth:`PrivacyLedger.check` when the ledger spends more than the budget."""
+    """A release or a fit would spend more than the ledger's budget (raised before anything is spent)."""
 
 
 @dataclass(frozen=True)
@@ -46,16 +65,31 @@ class LedgerEntry:
     epsilon: float
     delta: float = 0.0
     sensitivity: float | None = None
-    group: str | None = None  #: label of the parallel group this entry belongs to, if any
-    partition: int | None = None  #: index of the disjoint part inside that group
+    group: str | None = None  #: label of the innermost group this entry belongs to, if any
+    partition: int | None = None  #: index of the disjoint part inside a parallel group, if any
 
 
 @dataclass
 class _Group:
     name: str
-    items: list = field(default_factory=list)  # list of (partition_index, LedgerEntry | _Group)
+    parallel: bool = False
+    items: list = field(default_factory=list)  # list of (partition_index | None, LedgerEntry | _Group)
     n_partitions: int = 0
     current: int | None = None
+
+
+def _check_cost(epsilon, delta, name):
+    if not _is_real_scalar(epsilon):
+        raise BadTypeError(f"epsilon of {name!r} must be a real number, got {type(epsilon).__name__} {epsilon!r}")
+    if not _is_real_scalar(delta):
+        raise BadTypeError(f"delta of {name!r} must be a real number, got {type(delta).__name__} {delta!r}")
+    eps = float(epsilon)
+    if not (math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    dl = float(delta)
+    if not (0.0 <= dl < 1.0):
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    return eps, dl
 
 
 class PrivacyLedger:
@@ -63,93 +97,149 @@ class PrivacyLedger:
 
     Parameters
     ----------
-    budget_epsilon, budget_delta : float, optional
-        The budget the ledger is meant to respect. :meth:`check` compares the totals to it.
+    budget_epsilon : float, optional
+        The most epsilon this ledger may spend (finite, > 0). ``None``: no cap.
+    budget_delta : float, default 0.0
+        The most delta it may spend, in [0, 1).
 
     Examples
     --------
-    >>> led = PrivacyLedger()
+    >>> led = PrivacyLedger(budget_epsilon=1.0)
     >>> led.record("count", 0.5, sensitivity=1)
     >>> led.record("sum", 0.25, sensitivity=1)
-    >>> led.epsilon
-    0.75
+    >>> led.epsilon, led.remaining()
+    (0.75, (0.25, 0.0))
+    >>> led.record("too much", 0.5)
+    Traceback (most recent call last):
+    ...
+    dpclust_core.accounting.BudgetExceededError: 'too much' would spend epsilon=1.25 > budget 1
     """
 
     def __init__(self, budget_epsilon: float | None = None, budget_delta: float = 0.0):
-        self.budget_epsilon = budget_epsilon
-        self.budget_delta = budget_delta
+        self.budget_epsilon = None if budget_epsilon is None else check_epsilon(budget_epsilon, "budget_epsilon")
+        if not _is_real_scalar(budget_delta):
+            raise BadTypeError(f"budget_delta must be a real number in [0, 1), got {budget_delta!r}")
+        self.budget_delta = float(budget_delta)
+        if not (0.0 <= self.budget_delta < 1.0):
+            raise ValueError(f"budget_delta must lie in [0, 1), got {budget_delta!r}")
         self._root = _Group("root")
         self._stack: list[_Group] = [self._root]
 
     # ---------------------------------------------------------------- recording
     def record(self, name: str, epsilon: float, delta: float = 0.0, sensitivity: float | None = None) -> None:
-        """Record one release costing ``(epsilon, delta)``.
+        """Record one release costing ``(epsilon, delta)``; refuse it if it would exceed the budget.
 
-        ``epsilon`` must be finite and >= 0 (0 is allowed for a release that is pure post-processing
-        of earlier ones), ``delta`` in [0, 1).
+        ``epsilon`` must be a finite real number >= 0 (0 for pure post-processing of earlier releases),
+        ``delta`` in [0, 1). Strings and bools are refused.
         """
-        eps = float(epsilon)
-        if not math.isfinite(eps) or eps < 0:
-            raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
-        dl = float(delta)
-        if not (0.0 <= dl < 1.0):
-            raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
-        sens = None if sensitivity is None else check_sensitivity(sensitivity)
+        eps, dl = _check_cost(epsilon, delta, name)
+        sens = None if sensitivity is None else check_real(sensitivity, "sensitivity", low=0.0)
         grp = self._stack[-1]
-        part = self._part_index(grp)
+        part = grp.current if grp.parallel else None
         entry = LedgerEntry(str(name), eps, dl, sens, None if grp is self._root else grp.name, part)
         grp.items.append((part, entry))
+        try:
+            self._check_budget(f"{name!r} would spend")
+        except BudgetExceededError:
+            grp.items.pop()
+            raise
 
-    def _part_index(self, grp: _Group):
-        if grp is self._root:
-            return None
-        if grp.current is not None:
-            return grp.current
-        idx = grp.n_partitions  # a stand-alone entry inside a parallel block is a part of its own
-        grp.n_partitions += 1
-        return idx
+    def require(self, epsilon: float, delta: float = 0.0, name: str = "this release") -> None:
+        """Raise :class:`BudgetExceededError` if recording ``(epsilon, delta)`` here would exceed the budget.
+
+        Nothing is recorded. Mechanisms call this before drawing noise; estimators before reading data.
+        """
+        eps, dl = _check_cost(epsilon, delta, name)
+        grp = self._stack[-1]
+        part = grp.current if grp.parallel else None
+        grp.items.append((part, LedgerEntry("(probe)", eps, dl)))
+        try:
+            self._check_budget(f"{name} would spend")
+        finally:
+            grp.items.pop()
+
+    def _check_budget(self, what):
+        eps, dl = self.total()
+        if self.budget_epsilon is not None and eps > self.budget_epsilon * (1 + 1e-12) + 1e-15:
+            raise BudgetExceededError(f"{what} epsilon={eps:.6g} > budget {self.budget_epsilon:.6g}")
+        if dl > self.budget_delta * (1 + 1e-12) + 1e-300 and (self.budget_epsilon is not None or self.budget_delta):
+            raise BudgetExceededError(f"{what} delta={dl:.6g} > budget {self.budget_delta:.6g}")
 
     @contextlib.contextmanager
     def parallel(self, name: str = "parallel"):
         """Context for parallel composition over disjoint parts of the data (Props. 2.2.3 and 2.2.6).
 
         Yields a handle whose ``partition()`` context marks one disjoint part. The group's cost is the
-        maximum over its parts of each part's sequential total.
+        maximum over its parts of each part's sequential total, plus everything recorded in the group
+        outside any part.
         """
+        yield from self._open(_Group(str(name), parallel=True))
+
+    @contextlib.contextmanager
+    def group(self, name: str):
+        """Context whose entries form one named sequential group (e.g. one fit of an estimator)."""
+        yield from self._open(_Group(str(name)))
+
+    def _open(self, grp):
         parent = self._stack[-1]
-        grp = _Group(str(name))
-        part = self._part_index(parent)
+        part = parent.current if parent.parallel else None
         parent.items.append((part, grp))
         self._stack.append(grp)
         try:
-            yield _ParallelHandle(grp)
+            yield _ParallelHandle(grp) if grp.parallel else grp.name
         finally:
             self._stack.pop()
 
+    def extend(self, other: "PrivacyLedger", prefix: str = "", group: str | None = None) -> None:
+        """Append the releases of ``other`` here, keeping its parallel groups (used when one algorithm calls
+        another). With ``group``, they are nested in one sequential group of that name. Refused as a whole if
+        the budget cannot afford it."""
+        if not isinstance(other, PrivacyLedger):
+            raise BadTypeError(f"other must be a PrivacyLedger, got {type(other).__name__}")
+        copy = _copy_group(other._root, prefix, None if group is None else str(group))
+        if group is not None:
+            copy.name = str(group)
+            items = [(None, copy)]
+        else:
+            items = [(None, it) for _, it in copy.items]
+        grp = self._stack[-1]
+        part = grp.current if grp.parallel else None
+        items = [(part, it) for _, it in items]
+        grp.items.extend(items)
+        try:
+            self._check_budget("extending would spend")
+        except BudgetExceededError:
+            del grp.items[len(grp.items) - len(items):]
+            raise
+
     # ---------------------------------------------------------------- totals
     @staticmethod
-    def _cost(grp: _Group, parallel: bool):
+    def _cost(grp: _Group):
         def item_cost(it):
             if isinstance(it, LedgerEntry):
                 return it.epsilon, it.delta
-            return PrivacyLedger._cost(it, parallel=True)
+            return PrivacyLedger._cost(it)
 
-        if not parallel:
-            eps = sum(item_cost(it)[0] for _, it in grp.items)
-            dl = sum(item_cost(it)[1] for _, it in grp.items)
-            return eps, dl
+        if not grp.parallel:
+            costs = [item_cost(it) for _, it in grp.items]
+            return math.fsum(c[0] for c in costs), math.fsum(c[1] for c in costs)
         parts: dict = {}
+        outside = [0.0, 0.0]
         for p, it in grp.items:
             e, d = item_cost(it)
-            pe, pd = parts.get(p, (0.0, 0.0))
-            parts[p] = (pe + e, pd + d)
-        if not parts:
-            return 0.0, 0.0
-        return max(v[0] for v in parts.values()), max(v[1] for v in parts.values())
+            if p is None:  # recorded in the parallel block but outside any partition: touches everything
+                outside[0] += e
+                outside[1] += d
+            else:
+                pe, pd = parts.get(p, (0.0, 0.0))
+                parts[p] = (pe + e, pd + d)
+        eps = max((v[0] for v in parts.values()), default=0.0) + outside[0]
+        dl = max((v[1] for v in parts.values()), default=0.0) + outside[1]
+        return eps, dl
 
     def total(self) -> tuple[float, float]:
         """``(epsilon, delta)`` spent: sequential sums, with each parallel group counted as its max part."""
-        return self._cost(self._root, parallel=False)
+        return self._cost(self._root)
 
     @property
     def epsilon(self) -> float:
@@ -160,6 +250,12 @@ class PrivacyLedger:
     def delta(self) -> float:
         """Total delta spent (see :meth:`total`)."""
         return self.total()[1]
+
+    def remaining(self) -> tuple[float, float]:
+        """``(epsilon, delta)`` left in the budget (``inf`` epsilon when there is no cap)."""
+        eps, dl = self.total()
+        e_left = math.inf if self.budget_epsilon is None else max(self.budget_epsilon - eps, 0.0)
+        return e_left, max(self.budget_delta - dl, 0.0)
 
     @property
     def entries(self) -> list[LedgerEntry]:
@@ -180,34 +276,83 @@ class PrivacyLedger:
         return len(self.entries)
 
     def check(self, epsilon: float | None = None, delta: float | None = None, rtol: float = 1e-9) -> None:
-        """Raise :class:`BudgetExceededError` if the totals exceed the budget (default: the ledger's own)."""
-        eps_budget = self.budget_epsilon if epsilon is None else epsilon
-        dl_budget = self.budget_delta if delta is None else delta
+        """Raise :class:`BudgetExceededError` if the totals exceed the budget (default: the ledger's own).
+
+        ``epsilon``/``delta`` must be finite real numbers (``epsilon`` > 0, ``delta`` in [0, 1)) and ``rtol``
+        a real number in [0, 1e-3]: a NaN can never make a check pass.
+        """
+        eps_budget = self.budget_epsilon if epsilon is None else check_epsilon(epsilon)
+        if delta is None:
+            dl_budget = self.budget_delta
+        else:
+            dl_budget = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
+        rtol = check_real(rtol, "rtol", low=0.0, high=1e-3)
         eps, dl = self.total()
         if eps_budget is not None and eps > eps_budget * (1 + rtol) + 1e-15:
             raise BudgetExceededError(f"spent epsilon={eps:.6g} > budget {eps_budget:.6g}")
-        if dl_budget is not None and dl > dl_budget * (1 + rtol) + 1e-15:
+        if dl > dl_budget * (1 + rtol) + 1e-300:
             raise BudgetExceededError(f"spent delta={dl:.6g} > budget {dl_budget:.6g}")
 
-    def extend(self, other: "PrivacyLedger", prefix: str = "") -> None:
-        """Append every entry of ``other`` sequentially (used when one algorithm calls another)."""
-        for e in other.entries:
-            self.record(prefix + e.name, e.epsilon, e.delta, e.sensitivity)
+    # ---------------------------------------------------------------- display
+    def rows(self) -> list[dict]:
+        """One dict per release: ``release``, ``epsilon``, ``delta``, ``sensitivity``, ``group``, ``part``."""
+        return [{"release": e.name, "epsilon": e.epsilon, "delta": e.delta, "sensitivity": e.sensitivity,
+                 "group": e.group, "part": e.partition} for e in self.entries]
 
     def summary(self) -> str:
         """A plain-text table of the entries and the totals."""
         rows = [f"{'release':<40} {'epsilon':>10} {'delta':>10} {'sens.':>8}  group"]
         for e in self.entries:
             sens = "" if e.sensitivity is None else f"{e.sensitivity:.4g}"
-            grp = "" if e.group is None else f"{e.group}[{e.partition}]"
-            rows.append(f"{e.name:<40} {e.epsilon:>10.6g} {e.delta:>10.3g} {sens:>8}  {grp}")
+            grp = "" if e.group is None else (e.group if e.partition is None else f"{e.group}[{e.partition}]")
+            rows.append(f"{e.name[:40]:<40} {e.epsilon:>10.4g} {e.delta:>10.3g} {sens:>8}  {grp}")
         eps, dl = self.total()
-        rows.append(f"{'TOTAL (composed)':<40} {eps:>10.6g} {dl:>10.3g}")
+        rows.append(f"{'TOTAL (composed)':<40} {eps:>10.4g} {dl:>10.3g}")
         return "\n".join(rows)
+
+    def _repr_html_(self, max_rows: int = 12) -> str:
+        """An HTML table for notebooks: one row per release (long ledgers are folded), then the total."""
+        ent = self.entries
+        shown = ent if len(ent) <= max_rows else ent[: max_rows - 2] + [None] + ent[-1:]
+
+        def fmt(x, spec):
+            return "" if x is None else format(x, spec)
+
+        body = []
+        for e in shown:
+            if e is None:
+                body.append(f"<tr><td colspan='5' style='text-align:center'>… {len(ent) - max_rows + 1} more "
+                            f"releases …</td></tr>")
+                continue
+            grp = "" if e.group is None else (e.group if e.partition is None else f"{e.group}, part {e.partition}")
+            body.append(f"<tr><td style='text-align:left'>{html.escape(e.name)}</td>"
+                        f"<td>{fmt(e.epsilon, '.4g')}</td><td>{fmt(e.delta, '.3g')}</td>"
+                        f"<td>{fmt(e.sensitivity, '.4g')}</td><td style='text-align:left'>{html.escape(grp)}</td></tr>")
+        eps, dl = self.total()
+        budget = ("" if self.budget_epsilon is None else
+                  f" of a budget of ε = {self.budget_epsilon:.4g}" + (f", δ = {self.budget_delta:.3g}"
+                                                                      if self.budget_delta else ""))
+        return ("<table class='dpclust-ledger'><thead><tr><th style='text-align:left'>release</th><th>ε</th>"
+                "<th>δ</th><th>sensitivity</th><th style='text-align:left'>composed as</th></tr></thead><tbody>"
+                + "".join(body) +
+                f"<tr style='font-weight:bold'><td style='text-align:left'>total (composed){budget}</td>"
+                f"<td>{eps:.4g}</td><td>{dl:.3g}</td><td></td><td></td></tr></tbody></table>")
 
     def __repr__(self) -> str:
         eps, dl = self.total()
         return f"PrivacyLedger(n_entries={len(self)}, epsilon={eps:.6g}, delta={dl:.3g})"
+
+
+def _copy_group(g: _Group, prefix: str, label: str | None) -> _Group:
+    """A deep copy of a group; entries directly in it get ``label`` as their group (None for the root)."""
+    new = _Group(g.name, g.parallel, [], g.n_partitions, None)
+    for p, it in g.items:
+        if isinstance(it, LedgerEntry):
+            new.items.append((p, LedgerEntry(prefix + it.name, it.epsilon, it.delta, it.sensitivity,
+                                             label if it.group is None else it.group, it.partition)))
+        else:
+            new.items.append((p, _copy_group(it, prefix, it.name)))
+    return new
 
 
 class _ParallelHandle:
@@ -226,3 +371,133 @@ class _ParallelHandle:
             yield grp.current
         finally:
             grp.current = None
+
+
+# ===================================================================================== composition rules
+def advanced_composition(eps0, delta0, k, delta_prime):
+    """k-fold adaptive composition of (eps0, delta0)-DP mechanisms (Dwork, Rothblum & Vadhan 2010; Dwork &
+    Roth 2014, Thm 3.20): ``(sqrt(2k ln(1/delta')) eps0 + k eps0 (e^{eps0} - 1),  k delta0 + delta')``.
+
+    The common simplification ``2 k eps0^2`` of the second term is an upper bound only for ``eps0 <= 1.256``
+    and *under*-states the cost above that, so the exact term is used.
+
+    Examples
+    --------
+    >>> eps, delta = advanced_composition(0.1, 0.0, 100, 1e-6)
+    >>> round(eps, 3), delta
+    (6.31, 1e-06)
+    """
+    eps0 = check_real(eps0, "eps0", low=0.0)
+    delta0 = check_real(delta0, "delta0", low=0.0, high=1.0)
+    k = check_int(k, "k", 1)
+    dp = check_delta(delta_prime, "delta_prime")
+    return (math.sqrt(2 * k * math.log(1 / dp)) * eps0 + k * eps0 * math.expm1(eps0), k * delta0 + dp)
+
+
+def advanced_composition_inverse(eps_total, k, delta_prime):
+    """Largest per-call eps0 with ``advanced_composition(eps0, ., k, delta_prime)[0] <= eps_total``.
+
+    The composed epsilon increases with eps0: bisection, returning the lower end, so never over budget.
+    """
+    eps_total = check_epsilon(eps_total, "eps_total")
+    k = check_int(k, "k", 1)
+    dp = check_delta(delta_prime, "delta_prime")
+    b = math.sqrt(2 * k * math.log(1 / dp))
+
+    def cost(x):
+        return b * x + k * x * math.expm1(x)
+
+    lo, hi = 0.0, eps_total / b  # cost(x) >= b x, so cost(eps_total / b) >= eps_total
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if cost(mid) <= eps_total:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-16 * hi:
+            break
+    return lo
+
+
+def group_privacy(eps, delta, g):
+    """Group privacy: an (eps, delta)-DP mechanism is ``(g eps, g e^{(g-1) eps} delta)``-DP for datasets
+    at distance g."""
+    eps = check_real(eps, "eps", low=0.0)
+    delta = check_real(delta, "delta", low=0.0, high=1.0)
+    g = check_int(g, "g", 1)
+    return g * eps, g * math.exp((g - 1) * eps) * delta
+
+
+def _check_m_n(m, n):
+    m = check_int(m, "m", 1)
+    n = check_int(n, "n", 1)
+    if m > n:
+        raise ValueError(f"m={m} must be <= n={n}")
+    return m, n
+
+
+def subsample_wor(eps_star, delta_star, m, n):
+    """Amplification by subsampling m of n without replacement, substitution neighbours (Balle, Barthe &
+    Gaboardi 2018): ``(ln(1 + (m/n)(e^{eps*} - 1)), (m/n) delta*)``."""
+    eps_star = check_real(eps_star, "eps_star", low=0.0)
+    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0)
+    m, n = _check_m_n(m, n)
+    q = m / n
+    return math.log1p(q * math.expm1(eps_star)), q * delta_star
+
+
+def subsample_wor_inverse(eps_target, m, n):
+    """The eps* an m-of-n sampled mechanism may use so that :func:`subsample_wor` gives ``eps_target``:
+    ``ln(1 + (n/m)(e^{eps_target} - 1))``."""
+    eps_target = check_epsilon(eps_target, "eps_target")
+    m, n = _check_m_n(m, n)
+    return math.log1p((n / m) * math.expm1(eps_target))
+
+
+def subsample_kln11(eps_star, delta_star, m, n, eps):
+    """Kasiviswanathan et al. 2011 as restated by Bun et al. 2015: for eps <= 1 and
+    ``n >= (m/eps)(3 + e^{2 eps*})``, sampling m of n without replacement is
+    ``(eps, 4 eps delta*/(3 + e^{2 eps*}))``-DP. Raises if the condition fails."""
+    eps = check_epsilon(eps)
+    eps_star = check_real(eps_star, "eps_star", low=0.0)
+    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0)
+    m, n = _check_m_n(m, n)
+    if eps > 1:
+        raise ValueError("eps must be <= 1 for this subsampling lemma")
+    if n < (m / eps) * (3 + math.exp(2 * eps_star)):
+        raise ValueError("n too small for this subsampling lemma: need n >= (m/eps)(3 + e^{2 eps*})")
+    return eps, 4 * eps * delta_star / (3 + math.exp(2 * eps_star))
+
+
+def subsample_wr_bnsv15(eps_star, delta_star, m, n):
+    """Bun, Nissim, Stemmer & Vadhan 2015, with replacement: for eps* <= 1 and n >= 2m, sampling m of n rows
+    with replacement gives ``(6 eps* m/n, exp(6 eps* m/n) (4m/n) delta*)``."""
+    eps_star = check_real(eps_star, "eps_star", low=0.0)
+    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0)
+    m = check_int(m, "m", 1)
+    n = check_int(n, "n", 1)
+    if eps_star > 1:
+        raise ValueError("eps_star must be <= 1 for this lemma")
+    if n < 2 * m:
+        raise ValueError("this lemma needs n >= 2m")
+    e = 6 * eps_star * m / n
+    return e, math.exp(e) * (4 * m / n) * delta_star
+
+
+def zcdp_to_dp(rho, delta):
+    """rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every delta > 0 (Bun & Steinke 2016)."""
+    rho = check_real(rho, "rho", low=0.0)
+    delta = check_delta(delta)
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def dp_to_zcdp(eps):
+    """eps-DP (pure) implies ``eps^2 / 2``-zCDP (Bun & Steinke 2016)."""
+    return check_epsilon(eps) ** 2 / 2
+
+
+def gaussian_zcdp(l2_sensitivity, sigma):
+    """The Gaussian mechanism with L2 sensitivity Δ and noise σ is ``Δ² / (2σ²)``-zCDP (Bun & Steinke 2016)."""
+    sens = check_real(l2_sensitivity, "l2_sensitivity", low=0.0)
+    sigma = check_real(sigma, "sigma", low=0.0, low_open=True)
+    return sens**2 / (2 * sigma**2)

@@ -12,7 +12,9 @@ def test_empty_ledger():
     led = PrivacyLedger()
     assert led.total() == (0.0, 0.0) and led.epsilon == 0.0 and led.delta == 0.0
     assert led.entries == [] and len(led) == 0
-    led.check(0.0, 0.0)
+    led.check(1e-12, 0.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        led.check(0.0, 0.0)  # a budget of zero is not a budget
 
 
 def test_sequential_composition_sums_epsilon_and_delta():
@@ -62,14 +64,23 @@ def test_parallel_delta_is_max_separately_from_epsilon():
     assert led.total() == (1.0, 1e-5)
 
 
-def test_standalone_entries_in_parallel_block_are_own_parts():
+def test_entries_outside_partitions_compose_sequentially():
+    # five releases on the SAME data inside parallel() but outside partition(): they add up (the old ledger
+    # counted each as a disjoint part and reported 1.0 instead of 5.0)
     led = PrivacyLedger()
     with led.parallel("hist"):
-        led.record("bin0", 0.4)
-        led.record("bin1", 0.4)
-        led.record("bin2", 0.9)
-    assert led.epsilon == pytest.approx(0.9)
-    assert [e.partition for e in led.entries] == [0, 1, 2]
+        for _ in range(5):
+            led.record("same data", 1.0)
+    assert led.epsilon == pytest.approx(5.0, rel=1e-12)
+    assert [e.partition for e in led.entries] == [None] * 5
+    # mixed: parts count as their max, the stray entry on top
+    led2 = PrivacyLedger()
+    with led2.parallel("hist") as par:
+        for e in (0.4, 0.9):
+            with par.partition():
+                led2.record("bin", e)
+        led2.record("stray", 0.25)
+    assert led2.epsilon == pytest.approx(0.9 + 0.25, rel=1e-12)
 
 
 def test_nested_parallel_inside_partition_and_sequential_groups():
@@ -151,9 +162,13 @@ def test_extend_appends_sequentially_with_prefix():
     outer.record("first", 0.5)
     outer.extend(inner, prefix="sub/")
     assert [e.name for e in outer.entries] == ["first", "sub/count", "sub/p", "sub/q"]
-    # extend composes sequentially: conservative (0.2 + 0.1 + 0.3), never below the inner total
-    assert outer.epsilon == pytest.approx(0.5 + 0.6, rel=1e-12)
-    assert outer.epsilon >= 0.5 + inner.epsilon
+    # extend keeps the parallel group: 0.5 + 0.2 + max(0.1, 0.3), exactly the inner total on top
+    assert outer.epsilon == pytest.approx(0.5 + inner.epsilon, rel=1e-12)
+    assert inner.epsilon == pytest.approx(0.5, rel=1e-12)
+    grouped = PrivacyLedger()
+    grouped.extend(inner, group="fit")
+    assert grouped.epsilon == pytest.approx(inner.epsilon, rel=1e-12)
+    assert {e.group for e in grouped.entries} == {"fit", "parallel"}
     assert outer.entries[1].sensitivity == 1.0
 
 
@@ -162,11 +177,17 @@ def test_check_raises_only_when_over_budget():
     for _ in range(10):
         led.record("tenth", 0.1, 1e-6)  # float sum 0.9999999999999999 or 1.0000000000000002
     led.check()  # exactly on budget passes (relative tolerance 1e-9)
-    led.record("one more", 1e-6)
     with pytest.raises(BudgetExceededError, match="epsilon"):
-        led.check()
+        led.record("one more", 1e-6)  # the ledger refuses before recording
+    assert len(led) == 10
+    unbudgeted = PrivacyLedger()
+    for _ in range(10):
+        unbudgeted.record("tenth", 0.1, 1e-6)
+    unbudgeted.record("one more", 1e-6)
+    with pytest.raises(BudgetExceededError, match="epsilon"):
+        unbudgeted.check(1.0, 1e-5)
     with pytest.raises(ValueError):  # BudgetExceededError is a ValueError
-        led.check(1.0)
+        unbudgeted.check(1.0, 1e-5)
     led.check(2.0, 1e-5)
     with pytest.raises(BudgetExceededError, match="delta"):
         led.check(2.0, 5e-6)

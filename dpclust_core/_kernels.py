@@ -1,0 +1,249 @@
+"""Private numeric kernels: one of each, shared by every algorithm. They trust their input.
+
+Public functions and estimators validate their arguments (:mod:`dpclust_core._validation`) and then call
+these. Nothing here draws noise or spends privacy: these are the non-private building blocks (nearest
+centroid, per-cluster statistics, Lloyd's iterations, k-means++, per-chunk k-means, best-of-n).
+
+Memory is bounded: every pass over the points works on blocks of rows, so the temporaries never exceed a few
+megabytes whatever the number of points (an n x k x d array is never built). BLAS runs on one thread inside
+:func:`single_blas_thread` — the estimators' ``fit`` enters it — because multithreaded BLAS is several times
+slower than one thread for the thin matrix products of clustering on small machines.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+_BLOCK_ELEMS = 1 << 20  # elements of the largest temporary (n_block x k) in a pass over the points
+_controller = None
+
+
+@contextlib.contextmanager
+def single_blas_thread():
+    """Limit BLAS/OpenMP to one thread for the duration (threadpoolctl; a no-op if it is unavailable)."""
+    global _controller
+    try:
+        if _controller is None:
+            from threadpoolctl import ThreadpoolController
+
+            _controller = ThreadpoolController()
+        ctx = _controller.limit(limits=1, user_api="blas")
+    except Exception:  # pragma: no cover - threadpoolctl missing or broken
+        ctx = contextlib.nullcontext()
+    with ctx:
+        yield
+
+
+def _blocks(n, k):
+    step = max(1, _BLOCK_ELEMS // max(k, 1))
+    for a in range(0, n, step):
+        yield a, min(n, a + step)
+
+
+# ----------------------------------------------------------------------------------------- distances
+def sq_distances(X, C):
+    """Squared Euclidean distances, shape (n, k), never negative."""
+    X = np.asarray(X, dtype=float)
+    C = np.asarray(C, dtype=float)
+    out = np.empty((X.shape[0], C.shape[0]))
+    cn = np.einsum("ij,ij->i", C, C)
+    for a, b in _blocks(X.shape[0], C.shape[0]):
+        xa = X[a:b]
+        blk = xa @ C.T
+        blk *= -2.0
+        blk += cn
+        blk += np.einsum("ij,ij->i", xa, xa)[:, None]
+        np.maximum(blk, 0.0, out=blk)
+        out[a:b] = blk
+    return out
+
+
+def assign(X, C):
+    """Index of the nearest centre of every row of X (ties to the lowest index), in blocks of rows."""
+    X = np.asarray(X, dtype=float)
+    C = np.asarray(C, dtype=float)
+    n, k = X.shape[0], C.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    if k == 1:
+        labels[:] = 0
+        return labels
+    cn = np.einsum("ij,ij->i", C, C)
+    for a, b in _blocks(n, k):
+        blk = X[a:b] @ C.T
+        blk *= -2.0
+        blk += cn
+        labels[a:b] = np.argmin(blk, axis=1)
+    return labels
+
+
+def min_sq_distances(X, C):
+    """Squared distance of every row of X to its nearest centre, in blocks of rows."""
+    X = np.asarray(X, dtype=float)
+    C = np.asarray(C, dtype=float)
+    out = np.empty(X.shape[0])
+    cn = np.einsum("ij,ij->i", C, C)
+    for a, b in _blocks(X.shape[0], C.shape[0]):
+        xa = X[a:b]
+        blk = xa @ C.T
+        blk *= -2.0
+        blk += cn
+        out[a:b] = np.maximum(blk.min(axis=1) + np.einsum("ij,ij->i", xa, xa), 0.0)
+    return out
+
+
+def wcss(X, C, weights=None):
+    """Within-cluster sum of squares of X around its nearest centres (weighted when ``weights`` is given)."""
+    d2 = min_sq_distances(X, C)
+    return float(d2.sum() if weights is None else np.dot(d2, weights))
+
+
+# ----------------------------------------------------------------------------------------- statistics
+def cluster_stats(X, labels, k, weights=None):
+    """Per-cluster counts (k,) and coordinate sums (k, d); with ``weights``, weighted counts and sums."""
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    counts = np.bincount(labels, weights=weights, minlength=k).astype(float)
+    sums = np.empty((k, d))
+    for j in range(d):  # a loop over dimensions, each a vectorised pass over the points
+        col = X[:, j] if weights is None else X[:, j] * weights
+        sums[:, j] = np.bincount(labels, weights=col, minlength=k)
+    return counts, sums
+
+
+def assign_stats(X, C, weights=None):
+    """One pass: nearest centre of every row, then per-cluster counts and sums. Returns (labels, counts, sums)."""
+    labels = assign(X, C)
+    counts, sums = cluster_stats(X, labels, C.shape[0], weights)
+    return labels, counts, sums
+
+
+# ----------------------------------------------------------------------------------------- Lloyd
+def lloyd(X, init, *, weights=None, max_iter=300, tol=1e-4, min_weight=0.0, clip=None):
+    """Lloyd's algorithm from ``init`` (k, d). Returns ``(centers, n_iter)``.
+
+    Every point is assigned before any centre moves. A cluster whose (weighted) count is ``<= min_weight``
+    keeps its previous centre — with noisy, possibly negative weights (a grid synopsis) this is what keeps
+    Lloyd well defined. ``clip=(low, high)`` clips every centre into a box after each update. Stops when no
+    centre moves by more than ``tol`` (Euclidean) or after ``max_iter`` iterations.
+    """
+    C = np.array(init, dtype=float, copy=True)
+    k = C.shape[0]
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        _, counts, sums = assign_stats(X, C, weights)
+        ok = counts > min_weight
+        newC = C.copy()
+        newC[ok] = sums[ok] / counts[ok, None]
+        if clip is not None:
+            np.clip(newC, clip[0], clip[1], out=newC)
+        shift = np.sqrt(((newC - C) ** 2).sum(axis=1)).max() if k else 0.0
+        C = newC
+        if shift <= tol:
+            break
+    return C, n_iter
+
+
+def kmeans_plusplus(X, k, rng, weights=None):
+    """k-means++ seeding (Arthur & Vassilvitskii 2007): k rows of X chosen by D² sampling (weights >= 0).
+
+    When every remaining point coincides with a chosen centre the next one is drawn uniformly (by weight).
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    w = np.ones(n) if weights is None else np.maximum(np.asarray(weights, dtype=float), 0.0)
+    if w.sum() <= 0:
+        w = np.ones(n)
+    C = np.empty((k, X.shape[1]))
+    C[0] = X[rng.choice(n, p=w / w.sum())]
+    d2 = ((X - C[0]) ** 2).sum(axis=1)
+    for j in range(1, k):  # a loop over the k centres; each step is vectorised over the points
+        p = d2 * w
+        tot = p.sum()
+        idx = rng.choice(n, p=p / tot) if tot > 0 else rng.choice(n, p=w / w.sum())
+        C[j] = X[idx]
+        np.minimum(d2, ((X - C[j]) ** 2).sum(axis=1), out=d2)
+    return C
+
+
+def best_of_lloyd(X, k, n_init, rng, *, weights=None, max_iter=300, tol=1e-4, inits=None):
+    """The lowest-WCSS result of ``n_init`` Lloyd runs from k-means++ seeds (or from the given ``inits``).
+
+    Returns ``(centers, wcss)``.
+    """
+    best, best_cost = None, np.inf
+    seeds = inits if inits is not None else (kmeans_plusplus(X, k, rng, weights) for _ in range(n_init))
+    for C0 in seeds:
+        C, _ = lloyd(X, C0, weights=weights, max_iter=max_iter, tol=tol)
+        cost = wcss(X, C, weights)
+        if cost < best_cost:
+            best, best_cost = C, cost
+    return best, best_cost
+
+
+# ----------------------------------------------------------------------------------------- per-chunk k-means
+def chunk_kmeans(X, chunk, n_chunks, k, rng, *, n_iter=20):
+    """k-means++ then ``n_iter`` Lloyd iterations on every chunk of X at once (vectorised across chunks).
+
+    ``chunk[i]`` is the chunk of row i (0..n_chunks-1). Every chunk runs exactly ``n_iter`` iterations, so its
+    result depends on its own rows only (what makes sample-and-aggregate private). A chunk with fewer than k
+    rows repeats rows in its seeding; an empty chunk gets NaN centres (the caller decides what to do).
+    Returns ``(centers (n_chunks, k, d), sizes (n_chunks,))``.
+    """
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    order = np.argsort(chunk, kind="stable")
+    sizes = np.bincount(chunk, minlength=n_chunks)
+    m = int(sizes.max()) if n else 0
+    centers = np.full((n_chunks, k, d), np.nan)
+    if m == 0:
+        return centers, sizes
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    # padded layout (n_chunks, m, d) with a validity mask; built in batches of chunks to bound memory
+    per_batch = max(1, _BLOCK_ELEMS // max(m * max(k, d), 1))
+    for c0 in range(0, n_chunks, per_batch):
+        c1 = min(n_chunks, c0 + per_batch)
+        nb = c1 - c0
+        pos = np.arange(m)[None, :]
+        valid = pos < sizes[c0:c1, None]
+        rows = order[np.minimum(starts[c0:c1, None] + pos, n - 1)]
+        P = X[rows]  # (nb, m, d)
+        P[~valid] = 0.0
+        C = _batched_kmeanspp(P, valid, sizes[c0:c1], k, rng)
+        for _ in range(n_iter):
+            D = ((P[:, :, None, :] - C[:, None, :, :]) ** 2).sum(axis=3) if d <= 8 else \
+                (np.einsum("bmd,bmd->bm", P, P)[:, :, None] - 2.0 * np.einsum("bmd,bkd->bmk", P, C)
+                 + np.einsum("bkd,bkd->bk", C, C)[:, None, :])
+            lab = np.argmin(D, axis=2)
+            onehot = (lab[:, :, None] == np.arange(k)) & valid[:, :, None]
+            cnt = onehot.sum(axis=1)
+            S = np.einsum("bmk,bmd->bkd", onehot.astype(float), P)
+            ok = cnt > 0
+            C = np.where(ok[:, :, None], S / np.maximum(cnt, 1)[:, :, None], C)
+        empty = sizes[c0:c1] == 0
+        C[empty] = np.nan
+        centers[c0:c1] = C
+    return centers, sizes
+
+
+def _batched_kmeanspp(P, valid, sizes, k, rng):
+    nb, m, d = P.shape
+    C = np.zeros((nb, k, d))
+    ar = np.arange(nb)
+    first = np.floor(rng.random(nb) * np.maximum(sizes, 1)).astype(np.int64)
+    C[:, 0] = P[ar, first]
+    d2 = ((P - C[:, None, 0]) ** 2).sum(axis=2)
+    d2[~valid] = 0.0
+    for j in range(1, k):  # a loop over the k centres, vectorised over chunks and points
+        tot = d2.sum(axis=1)
+        u = rng.random(nb)
+        cs = np.cumsum(d2, axis=1)
+        idx = (cs < (u * tot)[:, None]).sum(axis=1)
+        # a chunk whose points all coincide with chosen centres draws uniformly among its rows
+        uni = np.floor(rng.random(nb) * np.maximum(sizes, 1)).astype(np.int64)
+        idx = np.where(tot > 0, np.minimum(idx, np.maximum(sizes - 1, 0)), uni)
+        C[:, j] = P[ar, idx]
+        nd = ((P - C[:, None, j]) ** 2).sum(axis=2)
+        nd[~valid] = 0.0
+        np.minimum(d2, nd, out=d2)
+    return C

@@ -1,0 +1,206 @@
+"""The ground floor every estimator stands on: scikit-learn's contract plus the privacy bookkeeping.
+
+:class:`Estimator` makes a class a scikit-learn estimator: ``__init__`` only stores its arguments (so
+``clone``, ``get_params``/``set_params`` and ``repr`` come from :class:`sklearn.base.BaseEstimator`), every
+parameter is checked once, at ``fit``, against a declarative table ``_parameters`` (one
+:class:`~dpclust_core._validation.Spec` per argument), ``fit`` never changes a parameter, and an unfitted
+estimator raises :class:`sklearn.exceptions.NotFittedError`.
+
+:class:`DPEstimator` adds privacy. Its ``fit``:
+
+1. checks every parameter (no data is read);
+2. works out the fit's whole cost ``(epsilon, delta)`` from public inputs, and if a shared ``ledger=`` was
+   given, asks it for that cost — a fit the shared budget cannot afford raises
+   :class:`~dpclust_core.accounting.BudgetExceededError` **before the data is touched**;
+3. checks ``X`` and the public ``bounds`` (shape, dtype, finiteness);
+4. runs the algorithm (``_fit``), which records every noisy release in a fresh ledger capped at the cost;
+5. checks that ledger (``ledger.check()``), stores it as ``ledger_`` and copies it into the shared ledger as
+   one group named after the estimator — also when the algorithm fails half-way, since noise already drawn
+   counts as spent.
+
+It also provides the private count of records that many algorithms need (:meth:`DPEstimator._estimate_n`):
+N is **private** unless the caller publishes it with ``n_public=``.
+
+:class:`CentroidMixin` gives every k-means-style estimator ``predict``, ``fit_predict``, ``transform`` and
+``score``, computed with a chunked nearest-centroid kernel (memory bounded for any number of points).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import NotFittedError
+
+from . import _kernels
+from ._validation import check_bounds, check_data, check_rng, is_dask_array
+from .accounting import PrivacyLedger
+from .mechanisms import laplace_mechanism
+
+__all__ = ["Estimator", "DPEstimator", "CentroidMixin", "ScaledCentroidMixin", "NotFittedError", "N_PUBLIC_DOC", "N_SHARE_DOC"]
+
+#: Docstring text shared by every estimator that needs the number of records.
+N_PUBLIC_DOC = """n_public : int, optional
+        The number of records N, **published** by the caller. ``None`` (the default) keeps N private: the fit
+        spends ``n_share`` of its epsilon on a noisy count (a ledger entry named "N (noisy count)") and uses
+        that estimate. Passing an int treats it as a public constant: the fit is then epsilon-DP under add/remove
+        for that fixed value. If you pass the true ``len(X)`` you publish N itself — N is revealed exactly, and
+        among datasets of that size the release is 2·epsilon-DP under replace-one."""
+N_SHARE_DOC = """n_share : float, default 0.05
+        The share of epsilon spent on the noisy count of N when ``n_public`` is None (in (0, 0.5])."""
+
+
+class Estimator(BaseEstimator):
+    """Base of every estimator in the package (private or not).
+
+    Subclasses define ``_parameters`` (a dict mapping every ``__init__`` argument to a Spec) and ``_fit(X, p)``
+    where ``p`` holds the checked parameters. ``_accepts_dask`` lets ``X`` be a dask array.
+    """
+
+    _parameters: dict = {}
+    _accepts_dask = False
+    _x_name = "X"
+
+    # ------------------------------------------------------------------ parameters
+    def _validate_params(self) -> SimpleNamespace:
+        """Check every parameter against the table; return the cleaned values (the attributes stay as given)."""
+        params = self.get_params(deep=False)
+        missing = set(params) - set(self._parameters)
+        if missing:  # a programming error in a subclass, caught by the contract tests
+            raise RuntimeError(f"{type(self).__name__}: no parameter spec for {sorted(missing)}")
+        return SimpleNamespace(**{name: self._parameters[name](value, name) for name, value in params.items()})
+
+    def _validate_data(self, X, reset=True):
+        X = check_data(X, self._x_name, allow_dask=self._accepts_dask)
+        if reset:
+            self.n_features_in_ = int(X.shape[1])
+        return X
+
+    def _check_fitted(self, attribute="n_features_in_"):
+        if not hasattr(self, attribute):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit(X) first.")
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "n_features_in_")
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y=None):
+        """Fit on ``X`` of shape (n_samples, n_features); ``y`` is ignored. Returns self."""
+        p = self._validate_params()
+        X = self._validate_data(X)
+        with _kernels.single_blas_thread():
+            self._fit(X, p)
+        return self
+
+    def _fit(self, X, p):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class DPEstimator(Estimator):
+    """Base of every differentially private estimator: :class:`Estimator` plus the ledger (see module doc).
+
+    Subclasses implement ``_fit(X, p, ledger, rng)``; ``X`` is checked, ``p.bounds`` (when the estimator has
+    bounds) is already the pair of arrays ``(low, high)`` of length d, also stored as ``bounds_``. Override
+    :meth:`_privacy_cost` when the cost is not ``(p.epsilon, p.delta or 0)``.
+    """
+
+    def _privacy_cost(self, p):
+        return p.epsilon, getattr(p, "delta", 0.0) or 0.0
+
+    def fit(self, X, y=None):
+        """Fit on ``X`` (n_samples, n_features) with the whole budget; ``y`` is ignored. Returns self.
+
+        Raises ``BudgetExceededError`` before reading ``X`` when a shared ``ledger`` cannot afford the fit.
+        """
+        p = self._validate_params()
+        eps, delta = self._privacy_cost(p)
+        shared = getattr(p, "ledger", None)
+        if shared is not None:
+            shared.require(eps, delta, name=f"fitting {type(self).__name__}")
+        X = self._validate_data(X)
+        if hasattr(p, "bounds"):
+            p.bounds = check_bounds(p.bounds, X.shape[1])
+            self.bounds_ = p.bounds
+        ledger = PrivacyLedger(budget_epsilon=eps, budget_delta=delta)
+        rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
+        try:
+            with _kernels.single_blas_thread():
+                self._fit(X, p, ledger, rng)
+        finally:
+            if shared is not None and len(ledger):
+                shared.extend(ledger, group=f"{type(self).__name__}.fit")
+        ledger.check()
+        self.ledger_ = ledger
+        return self
+
+    def _fit(self, X, p, ledger, rng):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ N
+    @staticmethod
+    def _estimate_n(X, p, epsilon_n, rng, ledger, name="N (noisy count)"):
+        """N for the algorithm: ``p.n_public`` if the caller published it, else a noisy count.
+
+        The count has sensitivity 1 under add/remove and costs ``epsilon_n`` (one ledger entry). The estimate
+        is floored at 1 (post-processing). Returns ``(n_estimate, epsilon_spent)``.
+        """
+        if getattr(p, "n_public", None) is not None:
+            return float(p.n_public), 0.0
+        n_true = float(X.shape[0])
+        noisy = laplace_mechanism(n_true, 1.0, epsilon_n, rng, ledger=ledger, name=name)
+        return max(noisy, 1.0), epsilon_n
+
+
+class CentroidMixin(ClusterMixin):
+    """``predict``, ``transform`` and ``score`` for estimators with ``cluster_centers_``.
+
+    Points are compared with the centres where the algorithm compared them: estimators that work in a scaled
+    domain (the public box mapped onto ``[-r, r]^d``) override :meth:`_predict_space`, which maps ``X`` and
+    the centres into it (points outside the public bounds are clipped there). Labels computed on private data
+    are not themselves differentially private.
+    """
+
+    def _predict_space(self, X):
+        return X, self.cluster_centers_
+
+    def predict(self, X):
+        """Index of the nearest centre for every row of ``X`` (ties go to the lowest index)."""
+        self._check_fitted("cluster_centers_")
+        X = check_data(X, n_features=self.n_features_in_)
+        Z, C = self._predict_space(X)
+        return _kernels.assign(Z, C)
+
+    def fit_predict(self, X, y=None):
+        """``fit(X)`` then ``predict(X)``. The labels of private training data are **not** private."""
+        return self.fit(X).predict(X)
+
+    def transform(self, X):
+        """Euclidean distance of every row of ``X`` to every centre, in the original units: shape (n, k)."""
+        self._check_fitted("cluster_centers_")
+        X = check_data(X, n_features=self.n_features_in_)
+        return np.sqrt(_kernels.sq_distances(X, self.cluster_centers_))
+
+    def score(self, X, y=None):
+        """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans)."""
+        self._check_fitted("cluster_centers_")
+        X = check_data(X, n_features=self.n_features_in_)
+        return -float(_kernels.wcss(X, self.cluster_centers_))
+
+
+class ScaledCentroidMixin(CentroidMixin):
+    """:class:`CentroidMixin` for estimators that work in the scaled domain ``[-r, r]^d``.
+
+    Needs the fitted attributes ``bounds_`` (public box), ``r_`` and ``scaled_centers_``: ``X`` is mapped into
+    the scaled domain (points outside the public bounds are clipped onto them) and compared with the scaled
+    centres, exactly as in ``fit``.
+    """
+
+    def _predict_space(self, X):
+        from .data import scale_to_domain
+
+        return scale_to_domain(X, self.bounds_, r=self.r_), self.scaled_centers_
+
+
+def is_dask(X) -> bool:
+    """True for a dask array (re-exported for estimators that accept one)."""
+    return is_dask_array(X)

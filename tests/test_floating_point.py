@@ -1,0 +1,101 @@
+"""Floating-point safety of the noise (Mironov, CCS 2012) and where noise may be drawn.
+
+The attack: with ``y`` the released value, the event ``fl(|y - 6| - |y - 5|) > 1`` is impossible in exact
+arithmetic, but the textbook sampler ``5 + rng.laplace(0, b)`` produces it thousands of times in 2·10^6 draws,
+while ``6 + rng.laplace(0, b)`` never does: the low-order bits of one output tell the neighbours apart. The
+package's mechanisms release numbers on a power-of-two grid with exact discrete noise, so the event never
+happens, and the auditor (on the attack's statistic, a post-processing) passes them and catches the naive one.
+"""
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+from dpclust_core import audit
+from dpclust_core.mechanisms import gaussian_mechanism, laplace_mechanism, naive_laplace
+
+N_ATTACK = 2_000_000
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "dpclust_core"
+
+
+def attack_event(y):
+    y = np.asarray(y, dtype=float)
+    return (np.abs(y - 6.0) - np.abs(y - 5.0)) > 1.0
+
+
+def test_attack_on_the_naive_sampler_succeeds():
+    rng = np.random.default_rng(2012)
+    hits5 = attack_event(naive_laplace(np.full(N_ATTACK, 5.0), 1.0, 0.5, rng)).sum()
+    hits6 = attack_event(naive_laplace(np.full(N_ATTACK, 6.0), 1.0, 0.5, rng)).sum()
+    assert hits5 > 20_000 and hits6 == 0  # measured: about 24,900 against 0
+
+
+@pytest.mark.parametrize("value", [5.0, 6.0])
+def test_attack_event_never_happens_with_the_safe_laplace(value):
+    y = laplace_mechanism(np.full(N_ATTACK, value), 1.0, 0.5, rng=7, l0_sensitivity=1)
+    assert attack_event(y).sum() == 0
+
+
+@pytest.mark.parametrize("value", [5.0, 6.0])
+def test_attack_event_never_happens_with_the_safe_gaussian(value):
+    y = gaussian_mechanism(np.full(N_ATTACK, value), 1.0, 0.5, 1e-6, rng=8, l0_sensitivity=1)
+    assert attack_event(y).sum() == 0
+
+
+def _vectorised(mech):
+    def run(value, n, rng):
+        return mech(np.full(n, value), rng)
+    return run
+
+
+def test_auditor_catches_naive_and_passes_safe_laplace():
+    stat = lambda out: attack_event(out).astype(float)  # noqa: E731  (post-processing of the release)
+    naive = _vectorised(lambda v, rng: naive_laplace(v, 1.0, 0.5, rng))
+    safe = _vectorised(lambda v, rng: laplace_mechanism(v, 1.0, 0.5, rng, l0_sensitivity=1))
+    bad = audit(naive, 5.0, 6.0, 0.5, n_samples=200_000, statistic=stat, rng=1)
+    good = audit(safe, 5.0, 6.0, 0.5, n_samples=200_000, statistic=stat, rng=1)
+    assert bad.rejects(1e-6) and bad.epsilon_lower_bound > 5.0
+    assert not good.rejects(0.01)
+
+
+def test_auditor_passes_safe_laplace_on_its_own_events():
+    safe = _vectorised(lambda v, rng: laplace_mechanism(v, 1.0, 1.0, rng, l0_sensitivity=1))
+    res = audit(safe, 0.0, 1.0, 1.0, n_samples=100_000, rng=3)
+    assert not res.rejects(0.01)
+    half = _vectorised(lambda v, rng: laplace_mechanism(v, 0.5, 1.0, rng, l0_sensitivity=1))
+    assert audit(half, 0.0, 1.0, 1.0, n_samples=100_000, rng=3).rejects(0.01)  # half the noise: caught
+
+
+def test_outputs_lie_on_a_power_of_two_grid():
+    y = laplace_mechanism(np.full(1000, 0.1), 1.0, 1.0, rng=0)
+    gamma = 2.0 ** np.floor(np.log2(1.0 / (1024 * 1001)))
+    assert np.all(y / gamma == np.round(y / gamma))
+
+
+# ------------------------------------------------------------------------------- noise only in mechanisms.py
+NOISE_CALLS = {"laplace", "normal", "gumbel", "standard_normal", "exponential", "geometric", "standard_exponential"}
+ALLOWED_FILES = {"mechanisms.py", "data.py"}  # data.py generates synthetic data sets, not noise
+MARKER = "not privacy noise"
+
+
+def _raw_noise_calls(path):
+    src = path.read_text()
+    lines = src.splitlines()
+    out = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NOISE_CALLS:
+            line = lines[node.lineno - 1]
+            if MARKER not in line and not line.lstrip().startswith("#"):
+                out.append(f"{path.name}:{node.lineno}: {line.strip()}")
+    return out
+
+
+def test_noise_is_drawn_only_in_mechanisms():
+    """Every draw of Laplace/Gaussian/Gumbel/exponential noise outside mechanisms.py is a bug, unless the line
+    says why it is not privacy noise (data generators and simulations mark themselves)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name not in ALLOWED_FILES:
+            found += _raw_noise_calls(path)
+    assert not found, "raw noise draws outside mechanisms.py:\n" + "\n".join(found)
