@@ -247,3 +247,24 @@ def _batched_kmeanspp(P, valid, sizes, k, rng):
         nd[~valid] = 0.0
         np.minimum(d2, nd, out=d2)
     return C
+
+
+# ----------------------------------------------------------------------------------------- public-box scaling
+def scale_into(X, low, high, r=1.0):
+    """Map X from the public box ``[low, high]`` onto ``[-r, r]^d``, clipping points outside the box first.
+
+    The trusting kernel behind :func:`dpclust_core.data.scale_to_domain` (no checks, nothing counted).
+    Works on numpy and dask arrays alike (elementwise only).
+    """
+    a = (2.0 * r) / (np.asarray(high, dtype=float) - np.asarray(low, dtype=float))
+    b = -np.asarray(low, dtype=float) * a - r
+    Z = X * a + b
+    if isinstance(Z, np.ndarray):
+        np.clip(Z, -r, r, out=Z)
+        return Z
+    return Z.clip(-r, r)
+
+
+def unscale_from(Z, low, high, r=1.0):
+    """Inverse of :func:`scale_into` (without the clipping)."""
+    return (np.asarray(Z, dtype=float) + r) / (2.0 * r) * (np.asarray(high) - np.asarray(low)) + np.asarray(low)
