@@ -29,17 +29,19 @@ book: build
 build: $(STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going .
 
-## make test: unit tests, privacy audits and every notebook under nbval
+## make test: unit and property tests, privacy audits, doctests and every notebook under nbval
 test: $(STAMP)
-	$(BIN)/python -m pytest tests book --nbval-lax --nbval-current-env -q
+	$(BIN)/python -m pytest tests dpclust_core book --doctest-modules --nbval-lax --nbval-current-env -q
 
 ## make lab: open the chapters in JupyterLab
 lab: $(STAMP)
 	$(BIN)/jupyter lab book/
 
-## make check-render: screenshot every built page in headless Chromium and fail on tracebacks/empty figures
+## make check-render: read every built page in headless Chromium (offline, 1280 and 400 px) and fail on raw TeX,
+## dead sliders, tracebacks, warnings, empty figures and outputs wider than the page; screenshots in _render/
 check-render: $(STAMP)
 	@command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -r tests/render/requirements.txt
 	$(BIN)/python tests/render/check_render.py _build/html
 
 ## make bench: the speed benchmarks (minutes; makes benchmarks/.venv-diffprivlib for the diffprivlib comparison)

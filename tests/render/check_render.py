@@ -25,9 +25,20 @@ For every HTML page of the built book (or the single page given) this script
    * a **blank or missing image**: an ``<img>`` in a cell output whose PNG/JPEG file is missing or has
      uniform pixels (decoded with ``matplotlib.pyplot.imread``);
 
-2. serves the HTML directory on ``127.0.0.1`` (a random free port, ``http.server`` in a thread), loads each
-   page in headless Chromium with every non-local host name unresolvable (no network is needed or used),
-   saves a full-width screenshot under ``_render/`` and fails if the screenshot itself is blank.
+2. serves the HTML directory on ``127.0.0.1`` (a random free port, ``http.server`` in a thread) and loads
+   each page in headless Chromium (driven by Playwright, with every request to another host refused: the
+   reader is offline), at 1280 and at 400 CSS pixels wide, and fails on what a reader would see:
+
+   * **math not rendered**: a page whose HTML holds math but where MathJax produced no formula, or TeX
+     source (``\\frac``, ``\\varepsilon``, ``$$`` ...) left in the visible text after typesetting;
+   * a Python **traceback or warning** printed in a visible output (``Traceback``, ``...Warning:``);
+   * an output **wider than the text column** at 1280 px (printed text or an image cut on the right), and
+     any horizontal scrolling of the whole page at 400 px (wide math and tables must scroll on their own);
+   * a **dead slider**: every kernel-free interactive figure (``.dpclust-explore``) has one of its sliders
+     moved, and its image must change;
+   * a live **ipywidget left on the static page** (it shows nothing without a kernel);
+
+   and saves full-page screenshots under ``_render/`` (``<page>.png`` at 1280 px, ``<page>.400.png``).
 
 It exits 0 when every page is clean, 1 with a list of problems otherwise, and 2 if it cannot run
 (no built HTML, no Chromium). Importing this module has no side effects.
@@ -301,60 +312,91 @@ def find_chromium(explicit: str | None = None) -> str | None:
     return None
 
 
-def screenshot(chromium: str, url: str, out_png: Path, width: int, height: int, timeout: float,
-               scale: float = 1.0) -> str | None:
-    """Screenshot ``url`` in a fresh headless profile; returns an error string or None."""
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    if out_png.exists():
-        out_png.unlink()
-    with tempfile.TemporaryDirectory(prefix="check-render-profile-") as profile:
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--disable-extensions", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
-               # every host but the local server fails to resolve: no network is used, and CDN
-               # scripts (MathJax, Thebe, widgets) fail fast instead of hanging
-               "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-               f"--force-device-scale-factor={scale:g}",
-               f"--user-data-dir={profile}", f"--window-size={width},{height}",
-               f"--screenshot={out_png}", url]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                                  env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": "/dev/null"})
-        except subprocess.TimeoutExpired:
-            return f"chromium timed out after {timeout:.0f} s"
-    if not out_png.is_file():
-        tail = " | ".join((proc.stderr or "").strip().splitlines()[-3:])
-        return f"chromium wrote no screenshot (exit {proc.returncode}): {tail}"
-    bad, reason = _image_is_blank(out_png)
-    if bad:
-        return f"screenshot {reason}"
-    return None
+# TeX a reader must never see as text once MathJax has run
+RAW_TEX = re.compile(r"\\(frac|varepsilon|eps|sum|mathbb|operatorname|sqrt|left|right|begin\{|cdot|le|ge|in)\b"
+                     r"|\$\$|\\\(|\\\[")
+WARNING_TEXT = re.compile(r"\b\w*Warning:|Traceback \(most recent call last\)")
+NO_MATH_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+
+_PAGE_SCRIPT = r"""
+async () => {
+  const out = {math_sources: 0, math_rendered: 0, raw_tex: [], warnings: [], too_wide: [], live_widgets: 0,
+               explorers: 0, dead_sliders: [], page_width: document.documentElement.scrollWidth};
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    try { await MathJax.startup.promise; } catch (e) {}
+  }
+  out.math_sources = document.querySelectorAll('.math, span.math, div.math').length;
+  out.math_rendered = document.querySelectorAll('mjx-container').length;
+  const main = document.querySelector('main') || document.querySelector('article') || document.body;
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {acceptNode: (n) => {
+    const p = n.parentElement;
+    if (!p || p.closest('mjx-container, code, pre, script, style, .cell_input, .highlight, mjx-assistive-mml'))
+      return NodeFilter.FILTER_REJECT;
+    const st = getComputedStyle(p);
+    if (st.display === 'none' || st.visibility === 'hidden') return NodeFilter.FILTER_REJECT;
+    return NodeFilter.FILTER_ACCEPT; }});
+  const texts = [];
+  while (walker.nextNode()) texts.push(walker.currentNode.nodeValue);
+  out.visible_text = texts.join(' ');
+  for (const o of document.querySelectorAll('.cell_output')) {
+    const r = o.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    out.warnings.push(o.innerText.slice(0, 4000));
+  }
+  const col = (document.querySelector('main article') || main).getBoundingClientRect();
+  for (const el of document.querySelectorAll('.cell_output pre, .cell_output img, .cell_output table, .cell_output .output')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    const overflowing = el.scrollWidth > el.clientWidth + 2 && el.tagName !== 'IMG';
+    if (r.right > col.right + 2 || overflowing)
+      out.too_wide.push(el.tagName.toLowerCase() + ': ' + (el.innerText || el.getAttribute('src') || '').slice(0, 60));
+  }
+  out.live_widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const exps = document.querySelectorAll('.dpclust-explore');
+  out.explorers = exps.length;
+  for (const ex of exps) {
+    const img = ex.querySelector('img'); const s = ex.querySelector('input[type=range]');
+    if (!img || !s) { out.dead_sliders.push(ex.id + ': no image or slider'); continue; }
+    const before = img.src;
+    s.value = String(+s.value === +s.max ? +s.min : +s.max);
+    s.dispatchEvent(new Event('input', {bubbles: true}));
+    await new Promise((res) => setTimeout(res, 50));
+    if (img.src === before) out.dead_sliders.push(ex.id + ': the image did not change');
+  }
+  return out;
+}
+"""
 
 
-def _trim_screenshot(png: Path) -> bool:
-    """Cut the empty space between the end of the content and the footer pinned to the window bottom.
-
-    The theme stretches every page to the window height, so a tall window leaves a long blank gap in
-    the content column. Returns False if no such gap was found (the page may be taller than the window).
-    """
-    try:
-        import numpy as np
-        import matplotlib.pyplot as plt
-        arr = plt.imread(str(png))[..., :3]
-        h, w = arr.shape[:2]
-        band = arr[:, int(0.3 * w): int(0.7 * w)]  # the content column, away from the sidebars' borders
-        rows = np.nonzero(np.ptp(band.reshape(h, -1), axis=1) > 0)[0]
-        if rows.size < 2:
-            return True
-        gaps = np.diff(rows)
-        j = int(np.argmax(gaps))
-        if gaps[j] > 200 and rows[j + 1] > h - 200:  # one big gap, then only the footer
-            cut = min(h, rows[j] + 40)
-            plt.imsave(str(png), np.concatenate([arr[:cut], arr[rows[j + 1] - 10:]]))
-            return True
-        return False
-    except Exception:  # noqa: BLE001 - trimming is cosmetic
-        return True
+def browser_checks(page, url: str, width: int) -> tuple[list[str], dict]:
+    """Load ``url`` at ``width`` CSS pixels and return (problems, raw measurements)."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(url, wait_until="load", timeout=120_000)
+    res = page.evaluate(_PAGE_SCRIPT)
+    problems = []
+    name = url.rsplit("/", 1)[-1]
+    if res["math_sources"] and not res["math_rendered"]:
+        problems.append(f"{res['math_sources']} formulas but none rendered by MathJax (raw TeX on the page)")
+    for m in list(RAW_TEX.finditer(res["visible_text"]))[:3]:
+        a = max(0, m.start() - 30)
+        problems.append(f"TeX left in the rendered text: ...{res['visible_text'][a:m.end() + 30]!r}...")
+    for text in res["warnings"]:
+        m = WARNING_TEXT.search(text)
+        if m:
+            problems.append(f"an output shows {m.group(0)!r}: {' '.join(text[max(0, m.start() - 40):m.end() + 60].split())}")
+    if width >= 1000:
+        for what in res["too_wide"][:5]:
+            problems.append(f"output wider than the column at {width} px: {what}")
+    elif res["page_width"] > width + 2:
+        problems.append(f"the page scrolls sideways at {width} px (content {res['page_width']} px wide)")
+    if res["live_widgets"]:
+        problems.append(f"{res['live_widgets']} live ipywidget(s) on the static page (dead without a kernel; tag "
+                        f"the cell remove-cell and show an explore() figure instead)")
+    for msg in res["dead_sliders"]:
+        problems.append(f"dead slider: {msg}")
+    if name not in NO_MATH_PAGES:
+        pass
+    return problems, res
 
 
 # ----------------------------------------------------------------------------- driver
@@ -388,14 +430,10 @@ def main(argv=None) -> int:
     ap.add_argument("target", nargs="?", default="_build/html",
                     help="the built HTML directory, or one .html page of it (default: _build/html)")
     ap.add_argument("--out", default="_render", help="directory for the screenshots (default: _render)")
-    ap.add_argument("--width", type=int, default=1280)
-    ap.add_argument("--height", type=int, default=32000,
-                    help="window height in CSS pixels; pages are captured up to it (default 32000)")
-    ap.add_argument("--scale", type=float, default=0.5,
-                    help="device scale factor of the screenshot (default 0.5; use 1 for sharp text)")
-    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per page in the browser")
+    ap.add_argument("--widths", default="1280,400", help="viewport widths in CSS pixels (default 1280,400)")
     ap.add_argument("--chromium", default=None, help="path of the Chromium binary (default: search PATH)")
-    ap.add_argument("--no-browser", action="store_true", help="only the HTML checks, no screenshots")
+    ap.add_argument("--no-browser", action="store_true", help="only the HTML checks, no browser")
+    ap.add_argument("--no-screenshots", action="store_true", help="browser checks without saving screenshots")
     args = ap.parse_args(argv)
 
     target = Path(args.target)
@@ -406,6 +444,7 @@ def main(argv=None) -> int:
     if not pages:
         print(f"check-render: no HTML pages under {target}", file=sys.stderr)
         return 2
+    widths = [int(w) for w in args.widths.split(",") if w.strip()]
 
     chromium = None
     if not args.no_browser:
@@ -414,34 +453,61 @@ def main(argv=None) -> int:
             print("check-render: Chromium not found (apt-get install chromium, or pass --chromium)",
                   file=sys.stderr)
             return 2
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            print("check-render: the playwright package is missing (pip install playwright)", file=sys.stderr)
+            return 2
 
     problems: dict[str, list[str]] = {}
-    server = port = None
-    if chromium:
-        server, port = serve(root)
     out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
+    server = port = None
+    pw = browser = None
     try:
-        for page in pages:
-            rel = page.relative_to(root).as_posix()
+        if chromium:
+            server, port = serve(root)
+            pw = sync_playwright().start()
+            browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--disable-quic",
+                                               "--disable-background-networking", "--disable-component-update",
+                                               "--disable-sync", "--no-first-run", "--disable-extensions"])
+        for page_path in pages:
+            rel = page_path.relative_to(root).as_posix()
             t0 = time.perf_counter()
-            found = check_page_html(page, root)
-            shot_msg = ""
-            if chromium:
-                png = out_dir / (rel[:-5].replace("/", "__") + ".png")
-                height = min(args.height, int(16000 / args.scale))  # Chromium's bitmap limit ~16k px
-                err = screenshot(chromium, f"http://127.0.0.1:{port}/{rel}", png, args.width, height,
-                                 args.timeout, args.scale)
-                if err:
-                    found.append(f"browser: {err}")
-                else:
-                    complete = _trim_screenshot(png)
-                    shot_msg = f" -> {png}" + ("" if complete else f" (page taller than {height} px: cut)")
+            found = check_page_html(page_path, root)
+            notes = []
+            if browser is not None:
+                ctx = browser.new_context(device_scale_factor=1)
+                # the reader is offline: every request to another host is refused
+                ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+                    f"http://127.0.0.1:{port}/") else route.abort())
+                page = ctx.new_page()
+                for width in widths:
+                    try:
+                        msgs, res = browser_checks(page, f"http://127.0.0.1:{port}/{rel}", width)
+                    except Exception as exc:  # noqa: BLE001 - report, do not crash the whole check
+                        msgs, res = [f"browser failed at {width} px: {exc!s}"[:200]], {}
+                    found += [f"[{width}px] {m}" for m in msgs]
+                    if not args.no_screenshots:
+                        png = out_dir / (rel[:-5].replace("/", "__") + ("" if width >= 1000 else f".{width}") + ".png")
+                        page.screenshot(path=str(png), full_page=True)
+                        bad, reason = _image_is_blank(png)
+                        if bad:
+                            found.append(f"[{width}px] screenshot {reason}")
+                    if res:
+                        notes.append(f"{width}px: {res['math_rendered']} formulas, {res['explorers']} sliders")
+                ctx.close()
             status = "ok" if not found else f"{len(found)} problem(s)"
-            print(f"{rel:<45} {status:<14} {time.perf_counter() - t0:5.1f} s{shot_msg}")
+            print(f"{rel:<45} {status:<14} {time.perf_counter() - t0:5.1f} s  {'; '.join(notes)}")
             if found:
                 problems[rel] = found
     finally:
+        if browser is not None:
+            browser.close()
+        if pw is not None:
+            pw.stop()
         if server is not None:
             server.shutdown()
             server.server_close()
@@ -453,7 +519,8 @@ def main(argv=None) -> int:
             for msg in found:
                 print(f"  {rel}: {msg}")
         return 1
-    print("render check passed: no tracebacks, no empty figures")
+    print("render check passed: math rendered offline, live sliders, no tracebacks, warnings, empty figures or "
+          "outputs wider than the page")
     return 0
 
 
