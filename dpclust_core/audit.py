@@ -29,7 +29,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import check_epsilon, check_positive_int, check_rng
+from ._validation import (MAX_ALLOCATION, BadTypeError, check_epsilon, check_int, check_probability, check_real,
+                          check_rng)
 
 __all__ = ["AuditResult", "audit", "fisher_thinned_pvalue", "epsilon_lower_bound"]
 
@@ -38,7 +39,34 @@ _SHORTLIST = 256  # candidate events given the exact test in the selection step
 
 @dataclass
 class AuditResult:
-    """Outcome of :func:`audit`."""
+    """Outcome of :func:`audit`.
+
+    Attributes
+    ----------
+    p_value : float
+        One-sided p-value of H0: Pr[M(D1) ∈ E] <= e^ε Pr[M(D2) ∈ E] on the fresh batch.
+    event : str
+        Description of the selected event E.
+    direction : str
+        ``"D1>D2"`` or ``"D2>D1"``: which input's probability was tested as the larger.
+    epsilon_claimed : float
+    epsilon_lower_bound : float
+        Empirical lower bound on the true ε (Clopper–Pearson, at ``confidence``).
+    counts : tuple
+        ``(c1, c2)`` on the fresh batch, in the tested direction.
+    n_samples : int
+    confidence : float
+    candidates : int
+        Number of candidate events searched in the selection step.
+    details : dict
+
+    Examples
+    --------
+    >>> res = AuditResult(p_value=1e-9, event="output > 3", direction="D1>D2", epsilon_claimed=1.0,
+    ...                   epsilon_lower_bound=1.6, counts=(900, 100), n_samples=1000)
+    >>> res.rejects(0.01)
+    True
+    """
 
     p_value: float  #: one-sided p-value of H0: Pr[M(D1)∈E] <= e^eps Pr[M(D2)∈E], on the fresh batch
     event: str  #: description of the selected event E
@@ -62,24 +90,99 @@ class AuditResult:
                 f"empirical eps >= {self.epsilon_lower_bound:.3f} ({self.confidence:.0%} conf.)")
 
 
-def fisher_thinned_pvalue(c1, c2, n, epsilon, rng=None, thinned=None):
+def _counts(x, name, n, *, scalar=False):
+    """Integer counts in [0, n] (a scalar, or an array unless ``scalar``), refusing anything else by name."""
+    if isinstance(x, (str, bytes)):
+        raise BadTypeError(f"{name} must be a count (an integer in [0, n]), got a string")
+    if scalar:
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            x = x[()]
+        return check_int(x, name, 0, n)
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        raise BadTypeError(f"{name} must be integer counts in [0, n]") from None
+    if a.dtype.kind not in "iuf":
+        raise BadTypeError(f"{name} must be integer counts in [0, n], got dtype {a.dtype}")
+    if not np.all(np.isfinite(a)) or np.any(a != np.round(a)) or np.any(a < 0) or np.any(a > n):
+        raise ValueError(f"{name} must be integer counts in [0, n={n}], got {x!r:.60}")
+    return a.astype(np.int64)
+
+
+def fisher_thinned_pvalue(c1, c2, n: int, epsilon: float, rng=None, thinned=None) -> float | np.ndarray:
     """One-sided p-value for H0: p1 <= e^eps p2, from counts ``c1, c2`` out of ``n`` draws each.
 
     ``c1`` is thinned by Binomial(c1, e^-eps) (drawn from ``rng``) unless ``thinned`` is given, then
     Fisher's exact test asks whether the thinned count is significantly larger than ``c2``:
     p = Pr[X >= c1'] for X ~ Hypergeometric(2n, c1' + c2, n). Vectorised over arrays of counts.
+
+    Parameters
+    ----------
+    c1, c2 : int or array_like of int
+        Counts of the event among the ``n`` draws on each input (``c1`` may be None when ``thinned`` is
+        given).
+    n : int
+        Draws per input.
+    epsilon : float
+        The claimed ε (>= 0).
+    rng : None, int or numpy.random.Generator
+        For the binomial thinning.
+    thinned : int or array_like of int, optional
+        The thinned count, if already drawn (deterministic thinning in the selection step).
+
+    Returns
+    -------
+    float or ndarray
+        The p-value(s).
+
+    Examples
+    --------
+    >>> p = fisher_thinned_pvalue(None, 100, 1000, 1.0, thinned=150)
+    >>> bool(p < 0.001)
+    True
     """
-    c1 = np.asarray(c1)
-    c2 = np.asarray(c2)
+    n = check_int(n, "n", 1, MAX_ALLOCATION)
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    c2 = _counts(c2, "c2", n)
     if thinned is None:
-        rng = check_rng(rng)
-        thinned = rng.binomial(c1.astype(np.int64), np.exp(-epsilon))
-    thinned = np.asarray(thinned)
-    return stats.hypergeom.sf(thinned - 1, 2 * n, thinned + c2, n)
+        c1 = _counts(c1, "c1", n)
+        rng = check_rng(rng, "rng")
+        thinned = rng.binomial(c1, np.exp(-eps))
+    else:
+        thinned = _counts(thinned, "thinned", n)
+    out = stats.hypergeom.sf(thinned - 1, 2 * n, thinned + c2, n)
+    return float(out) if np.ndim(out) == 0 else out
 
 
-def epsilon_lower_bound(c1, c2, n, confidence=0.95, delta=0.0):
-    """ln((p1_low - delta) / p2_high) with two-sided Clopper–Pearson bounds at ``confidence``; >= 0."""
+def epsilon_lower_bound(c1: int, c2: int, n: int, confidence: float = 0.95, delta: float = 0.0) -> float:
+    """ln((p1_low - delta) / p2_high) with two-sided Clopper–Pearson bounds at ``confidence``; >= 0.
+
+    Parameters
+    ----------
+    c1, c2 : int
+        Counts of the event among the ``n`` draws on each input.
+    n : int
+        Draws per input.
+    confidence : float
+        Confidence level in (0, 1) of the two intervals.
+    delta : float
+        δ of an (ε, δ) claim, in [0, 1).
+
+    Returns
+    -------
+    float
+        A lower bound on the true ε at that confidence (0 when the data give none).
+
+    Examples
+    --------
+    >>> round(epsilon_lower_bound(20_000, 5_000, 100_000), 2)
+    1.35
+    """
+    n = check_int(n, "n", 1, MAX_ALLOCATION)
+    c1 = _counts(c1, "c1", n, scalar=True)
+    c2 = _counts(c2, "c2", n, scalar=True)
+    confidence = check_probability(confidence, "confidence")
+    delta = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
     a = (1 - confidence) / 2
     p1_low = stats.beta.ppf(a, c1, n - c1 + 1) if c1 > 0 else 0.0
     p2_high = stats.beta.ppf(1 - a, c2 + 1, n - c2) if c2 < n else 1.0
@@ -128,32 +231,76 @@ def audit(mechanism: Callable, d1, d2, epsilon: float, *, n_samples: int = 200_0
     epsilon : float
         The claimed privacy parameter.
     n_samples : int
-        Draws per input per batch (two batches: selection and test).
+        Draws per input per batch (two batches: selection and test), 10 to ``MAX_ALLOCATION``.
     events : sequence of (description, predicate), optional
         Candidate events; ``predicate(outputs)`` returns a boolean mask. If omitted, outputs (after
         ``statistic``, if given) with at most 64 distinct values are treated as categories (events: each
         category, and unions of the categories ranked by their likelihood ratio); 1-D outputs with more
         distinct values get threshold and interval events on an ``n_grid``-quantile grid.
     statistic : callable, optional
-        Maps raw outputs to a 1-D array before the automatic events are built.
+        Maps raw outputs to a numeric array of ``n`` rows before the automatic events are built (any
+        post-processing of the outputs: a violation found on it is a violation of the mechanism).
+    n_grid : int
+        Number of quantile cells of the automatic threshold and interval events (2 to 10,000).
     delta : float
-        For (epsilon, delta) claims: the test then uses c1 - delta*n in place of c1 (conservative).
+        For (epsilon, delta) claims, in [0, 1): the test then uses c1 - delta*n in place of c1
+        (conservative).
+    confidence : float
+        Confidence level of the empirical lower bound on ε, in (0, 1).
+    rng : None, int or numpy.random.Generator
+        Passed to ``mechanism`` (both batches) and used for the test's thinning.
 
     Returns
     -------
     AuditResult
+
+    Examples
+    --------
+    A counting query with the Laplace noise for sensitivity 1 passes; with half that noise it is caught:
+
+    >>> from dpclust_core.mechanisms import laplace_mechanism
+    >>> def noisy_count(scale):
+    ...     return lambda data, n, rng: laplace_mechanism([float(len(data))] * n, scale, 1.0, rng)
+    >>> audit(noisy_count(1.0), [1] * 5, [1] * 6, 1.0, n_samples=20_000, rng=1).rejects(0.01)
+    False
+    >>> bad = audit(noisy_count(0.5), [1] * 5, [1] * 6, 1.0, n_samples=20_000, rng=1)
+    >>> bad.rejects(0.01), bad.epsilon_lower_bound > 1.0
+    (True, True)
     """
+    if not callable(mechanism):
+        raise BadTypeError(f"mechanism must be a callable mechanism(data, n, rng), got {type(mechanism).__name__}")
     eps = check_epsilon(epsilon)
-    n = check_positive_int(n_samples, "n_samples", minimum=10)
-    if not (0 <= delta < 1):
-        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
-    rng = check_rng(rng)
+    n = check_int(n_samples, "n_samples", 10, MAX_ALLOCATION)
+    n_grid = check_int(n_grid, "n_grid", 2, 10_000)
+    delta = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
+    confidence = check_probability(confidence, "confidence")
+    if statistic is not None and not callable(statistic):
+        raise BadTypeError(f"statistic must be None or a callable, got {type(statistic).__name__}")
+    if events is not None:
+        try:
+            events = [(str(desc), pred) for desc, pred in events]
+        except (TypeError, ValueError):
+            raise BadTypeError("events must be a sequence of (description, predicate) pairs") from None
+        if not events or not all(callable(pred) for _, pred in events):
+            raise ValueError("events must be a non-empty sequence of (description, predicate) pairs with "
+                             "callable predicates")
+    rng = check_rng(rng, "rng")
+
+    def as_outputs(out, who):
+        try:
+            arr = np.asarray(out)
+        except (TypeError, ValueError):
+            raise ValueError(f"{who} must return an array of {n} outputs") from None
+        if arr.ndim == 0 or arr.shape[0] != n:
+            got = "a scalar" if arr.ndim == 0 else f"{arr.shape[0]} outputs"
+            raise ValueError(f"{who} returned {got}, expected n={n} outputs (one per row)")
+        if arr.dtype.kind not in "biuf":
+            raise BadTypeError(f"{who} must return numeric outputs, got dtype {arr.dtype}")
+        return arr.astype(float) if arr.dtype.kind == "b" else arr
 
     def draw(data):
-        out = np.asarray(mechanism(data, n, rng))
-        if out.shape[0] != n:
-            raise ValueError(f"mechanism returned {out.shape[0]} outputs, expected n={n}")
-        return statistic(out) if statistic is not None else out
+        out = as_outputs(mechanism(data, n, rng), "mechanism")
+        return as_outputs(statistic(out), "statistic") if statistic is not None else out
 
     a1, a2 = draw(d1), draw(d2)
 

@@ -178,3 +178,67 @@ def test_bad_arguments(kw, match):
 def test_mechanism_returning_wrong_count_raises():
     with pytest.raises(ValueError, match="outputs"):
         audit(lambda d, n, rng: np.zeros(n - 1), D1, D2, 1.0, n_samples=100, rng=0)
+
+
+# ------------------------------------------------------------------ input checks (every message names the argument)
+@pytest.mark.parametrize("kw,name", [
+    ({"rng": True}, "rng"), ({"rng": -1}, "rng"), ({"rng": np.random.RandomState(0)}, "rng"),
+    ({"n_samples": 10**13}, "n_samples"), ({"n_samples": 2.5}, "n_samples"), ({"n_grid": 1}, "n_grid"),
+    ({"confidence": 1.0}, "confidence"), ({"confidence": "x"}, "confidence"), ({"delta": np.nan}, "delta"),
+    ({"delta": True}, "delta"), ({"statistic": 3}, "statistic"), ({"events": [("a", 1)]}, "events"),
+    ({"events": 5}, "events"), ({"events": []}, "events"), ({"epsilon": "1"}, "epsilon"),
+    ({"epsilon": np.inf}, "epsilon"),
+])
+def test_bad_arguments_are_named(kw, name):
+    args = {"epsilon": 1.0, "n_samples": 100, "rng": 0}
+    args.update(kw)
+    eps = args.pop("epsilon")
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        audit(laplace_count(), D1, D2, eps, **args)
+
+
+@pytest.mark.parametrize("mech,match", [
+    (None, "mechanism"),
+    (lambda d, n, rng: 3.0, "scalar"),
+    (lambda d, n, rng: np.array(["a"] * n), "numeric"),
+    (lambda d, n, rng: np.zeros((n + 1, 2)), "outputs"),
+])
+def test_bad_mechanisms_are_refused(mech, match):
+    with pytest.raises(ValueError, match=match):
+        audit(mech, D1, D2, 1.0, n_samples=100, rng=0)
+
+
+def test_statistic_returning_wrong_rows_is_refused():
+    with pytest.raises(ValueError, match="statistic"):
+        audit(laplace_count(), D1, D2, 1.0, n_samples=100, statistic=lambda o: o[:10], rng=0)
+
+
+def test_boolean_outputs_are_categories():
+    def coin(bit, n, rng):
+        return rng.random(n) < (0.7 if bit else 0.3)  # ln(0.7/0.3) = 0.85-DP
+
+    assert not audit(coin, 0, 1, 1.0, n_samples=20_000, rng=2).rejects(0.01)
+    assert audit(coin, 0, 1, 0.5, n_samples=20_000, rng=2).rejects(0.01)
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: fisher_thinned_pvalue(120, 100, 0, 1.0), "n"),
+    (lambda: fisher_thinned_pvalue(1200, 100, 1000, 1.0), "c1"),
+    (lambda: fisher_thinned_pvalue(120, -1, 1000, 1.0), "c2"),
+    (lambda: fisher_thinned_pvalue(120.5, 100, 1000, 1.0), "c1"),
+    (lambda: fisher_thinned_pvalue(120, 100, 1000, -1.0), "epsilon"),
+    (lambda: fisher_thinned_pvalue(120, 100, 1000, 1.0, rng="x"), "rng"),
+    (lambda: fisher_thinned_pvalue(None, 100, 1000, 1.0, thinned=np.nan), "thinned"),
+    (lambda: epsilon_lower_bound(20, 5, 10), "c1"),
+    (lambda: epsilon_lower_bound(np.array([2, 3]), 5, 100), "c1"),
+    (lambda: epsilon_lower_bound(20, 5, 100, confidence=1.5), "confidence"),
+    (lambda: epsilon_lower_bound(20, 5, 100, delta=1.0), "delta"),
+])
+def test_helper_bad_input(call, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        call()
+
+
+def test_fisher_scalar_in_scalar_out():
+    p = fisher_thinned_pvalue(None, 100, 1000, 1.0, thinned=150)
+    assert isinstance(p, float) and p < 1e-3

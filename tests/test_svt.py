@@ -12,7 +12,9 @@ import pytest
 from scipy import integrate, stats
 
 from dpclust_core import PrivacyLedger, svt
-from dpclust_core.mechanisms import exponential_mechanism_probabilities
+from dpclust_core.accounting import BudgetExceededError
+from dpclust_core.mechanisms import (exponential_mechanism_probabilities, exponential_mechanism_top_k,
+                                     laplace_noise)
 
 EPS = 1.0
 
@@ -365,7 +367,7 @@ def test_registry():
         doc = v.function.__doc__
         assert "Claimed" in doc and "Actual" in doc or "Claimed and actual" in doc
         if not v.private:
-            assert "only to be studied" in doc
+            assert "only to be studied" in doc and "NOT PRIVATE" in doc.splitlines()[0]
     assert len(svt.variant_table()) == 8
 
 
@@ -502,3 +504,149 @@ def test_gptt_kappa_bounded_away_from_one():
     ks = [svt.gptt_proof_argument(t, EPS, kind="lyu_su_li") for t in (10, 100, 1000)]
     assert ks[0]["kappa"] > ks[1]["kappa"] > ks[2]["kappa"] > 1
     assert all(k["log_bound"] < EPS / 2 for k in ks)
+
+
+# ------------------------------------------------------------------ retraversal: one run's failure is its own
+def test_retraversal_run_hitting_max_passes_reports_partial_and_batch_goes_on():
+    """Issue 10: a run that hits ``max_passes`` used to raise RuntimeError for the whole batch. Now it returns
+    its partial selection (padded with -1), the other runs are complete, and a warning counts the short runs."""
+    s = svt.zipf_scores(2000, 100_000)
+    with pytest.warns(RuntimeWarning, match=r"of 200 runs did not select c=20 items within max_passes=3"):
+        sel, passes = svt.select_top_c("retraversal", s, 20, 0.2, n_runs=200, rng=1, increment=2.0, max_passes=3,
+                                       return_passes=True)
+    assert sel.shape == (200, 20) and passes.shape == (200,)
+    full = np.all(sel >= 0, axis=1)
+    assert 20 < full.sum() < 180  # both outcomes occur in the batch (about 60 % complete here)
+    assert np.all(passes[~full] == 3) and np.all((passes[full] >= 1) & (passes[full] <= 3))
+    for row in sel:  # distinct items first, then the padding
+        k = int(np.sum(row >= 0))
+        assert np.all(row[:k] >= 0) and np.all(row[k:] == -1) and len(set(row[:k].tolist())) == k
+    # the same batch with enough passes completes every run, and its pass counts agree where both finished
+    sel2, passes2 = svt.select_top_c("retraversal", s, 20, 0.2, n_runs=200, rng=1, increment=2.0,
+                                     return_passes=True)
+    assert np.all(sel2 >= 0) and passes2.max() > 3
+    assert np.array_equal(passes2[full], passes[full]) and np.array_equal(sel2[full], sel[full])
+
+
+def test_retraversal_out_of_reach_threshold_stops_quickly():
+    # threshold 1e9 noise scales above every score: no run can ever fill c; without the early stop this batch
+    # would draw 10^6 passes x 50 runs x 500 items of noise
+    s = svt.zipf_scores(500, 50_000)
+    t0 = time.perf_counter()
+    with pytest.warns(RuntimeWarning, match="50 of 50 runs"):
+        sel, passes = svt.select_top_c("retraversal", s, 5, 1.0, n_runs=50, rng=0, increment=1e9,
+                                       max_passes=1_000_000, return_passes=True)
+    assert time.perf_counter() - t0 < 5.0
+    assert np.all(sel == -1) and np.all(passes == 1_000_000)
+
+
+def test_select_top_c_passes_for_single_pass_methods():
+    s = svt.zipf_scores(300, 30_000)
+    for method in ("svt", "dpbook", "em"):
+        sel, passes = svt.select_top_c(method, s, 5, 1.0, n_runs=7, rng=0, return_passes=True)
+        assert sel.shape == (7, 5) and np.all(passes == 1)
+
+
+# ------------------------------------------------------------------ noise from mechanisms.py, caps, ledgers
+def test_simulator_draws_through_laplace_noise():
+    """The simulator's comparisons are exactly those of mechanisms.laplace_noise on an identically seeded stream."""
+    cfg = svt.noise_config("chen_2015", 1.0, 1)
+    out = svt.run("chen_2015", [0.3, -0.2], 0.0, 1.0, n_runs=1000, rng=np.random.default_rng(42))
+    g = np.random.default_rng(42)
+    nu = laplace_noise(cfg.b_nu, (1000, 2), g)
+    rho = laplace_noise(cfg.b_rho, (1000, 1), g)
+    assert np.array_equal(out, (nu + np.array([0.3, -0.2]) >= rho).astype(float))
+
+
+@pytest.mark.parametrize("variant,kw,scale", [("roth_2011", {}, "b_nu"), ("standard", {"eps3": 0.5}, "b_out")])
+def test_released_numbers_lie_on_the_noise_grid(variant, kw, scale):
+    # released value - q_i is discrete Laplace noise on the grid 2^(floor(log2 b) - 20) Z (floating-point safe)
+    q = np.zeros(5)
+    out = svt.run(variant, q, 0.0, 2.0, 2, n_runs=2000, rng=3, **kw)
+    rel = out[~np.isnan(out) & (out != 0)]
+    b = getattr(svt.noise_config(variant, 2.0, 2, **kw), scale)
+    gamma = 2.0 ** (math.floor(math.log2(b)) - 20)
+    assert rel.size > 500 and np.all(rel / gamma == np.round(rel / gamma))
+
+
+def test_em_selection_is_the_top_k_mechanism():
+    s = svt.zipf_scores(300, 30_000)
+    a = svt.select_top_c("em", s, 7, 0.5, n_runs=50, rng=np.random.default_rng(9))
+    b = exponential_mechanism_top_k(s, 7, 1.0, 0.5 / 7, np.random.default_rng(9), True, size=50)
+    assert np.array_equal(a, b)
+
+
+def test_top_k_mechanism_second_round_law():
+    # Pr[(i, j)] = p_i p_j / (1 - p_i) for k = 2 rounds without replacement (Plackett-Luce)
+    scores = np.array([3.0, 2.0, 0.0, -1.0])
+    p = exponential_mechanism_probabilities(scores, 1.0, 1.0)
+    n = 200_000
+    sel = exponential_mechanism_top_k(scores, 2, 1.0, 1.0, rng=4, size=n)
+    led = PrivacyLedger()
+    exponential_mechanism_top_k(scores, 2, 1.0, 1.0, rng=4, size=10, ledger=led)
+    assert led.epsilon == pytest.approx(20.0)
+    assert np.all(sel[:, 0] != sel[:, 1])
+    for i, j in [(0, 1), (1, 0), (0, 2), (2, 3)]:
+        want = p[i] * p[j] / (1 - p[i])
+        got = np.mean((sel[:, 0] == i) & (sel[:, 1] == j))
+        assert abs(got - want) <= 4.4 * math.sqrt(want * (1 - want) / n)  # false-alarm rate about 1e-5 each
+
+
+@pytest.mark.parametrize("call", [
+    lambda: svt.run("lyu_su_li", np.arange(10.0), 5.0, 1.0, n_runs=10**12),
+    lambda: svt.lyu_su_li(np.arange(10.0), 5.0, 1.0, n_runs=3 * 10**8),
+    lambda: svt.select_top_c("svt", svt.zipf_scores(), 5, 1.0, n_runs=10**6),
+    lambda: svt.audit_variant("lyu_su_li", [0.0, 1.0], [1.0, 0.0], 0.0, 1.0, n_samples=10**12),
+    lambda: svt.monte_carlo_probability("lyu_su_li", [0.0], 0.0, 1.0, 1, [0.0], n_runs=10**12),
+    lambda: svt.zipf_experiment([(0.5, 5)], n_runs=10**9),
+])
+def test_huge_run_counts_are_refused_before_allocating(call):
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"\bn_runs\b|\bn_samples\b"):
+        call()
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_budget_is_refused_before_any_noise():
+    for call in (lambda led, g: svt.run("standard", np.arange(5.0), 2.0, 1.0, 2, n_runs=3, rng=g, ledger=led),
+                 lambda led, g: svt.select_top_c("svt", np.arange(20.0), 3, 1.0, n_runs=3, rng=g, ledger=led,
+                                                 threshold=15.0),
+                 lambda led, g: svt.select_top_c("em", np.arange(20.0), 3, 1.0, n_runs=3, rng=g, ledger=led)):
+        led = PrivacyLedger(budget_epsilon=2.5)
+        g = np.random.default_rng(0)
+        state = g.bit_generator.state
+        with pytest.raises(BudgetExceededError):
+            call(led, g)
+        assert len(led) == 0 and g.bit_generator.state == state  # nothing spent, nothing drawn
+        led = PrivacyLedger(budget_epsilon=3.0)
+        call(led, g)
+        assert led.epsilon == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: svt.run("lyu_su_li", [1 + 1j], 0.0, 1.0), "queries"),
+    (lambda: svt.run("lyu_su_li", ["a"], 0.0, 1.0), "queries"),
+    (lambda: svt.run("lyu_su_li", [1.0], True, 1.0), "threshold"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, rng=True), "rng"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, ledger=[]), "ledger"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, "1"), "epsilon"),
+    (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, True), "c"),
+    (lambda: svt.select_top_c("retraversal", np.arange(10.0), 2, 1.0, max_passes=0), "max_passes"),
+    (lambda: svt.select_top_c("em", np.arange(10.0), 2, 1.0, threshold=np.nan), "threshold"),
+    (lambda: svt.select_top_c("svt", np.arange(10.0), 2, 1.0, monotonic="yes"), "monotonic"),
+    (lambda: svt.selection_metrics(np.zeros(5), np.array([[0, 1]]), 2), "scores"),
+    (lambda: svt.selection_metrics(np.arange(5.0), np.zeros((0, 2), dtype=int), 2), "selected"),
+    (lambda: svt.decode_event([np.nan], 2), "codes"),
+    (lambda: svt.decode_event([25], 2), "codes"),
+    (lambda: svt.alpha_svt(np.array([1 + 1j]), 0.05, 1.0), "k"),
+    (lambda: svt.comparison_noise_std("x", 1.0), "fraction"),
+    (lambda: svt.comparison_noise_std(0.5, 1.0, sensitivity=0.0), "sensitivity"),
+    (lambda: svt.matches_output([[0.0, 1.0]], [0.0, 1.0], upper=[np.nan, 1.0]), "upper"),
+    (lambda: svt.privacy_loss("lyu_su_li", [0.0, 1.0], [np.nan, 0.0], 0.0, 1.0, 1, [0, 1]), "queries_neighbour"),
+    (lambda: svt.gptt_proof_argument(3, 1.0, kind="other"), "kind"),
+    (lambda: svt.zipf_experiment([(0.5, 5)], ["S 9:9"]), "methods"),
+    (lambda: svt.zipf_experiment([0.5], ["EM"]), "settings"),
+])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        call()
