@@ -182,15 +182,20 @@ def best_of_lloyd(X, k, n_init, rng, *, weights=None, max_iter=300, tol=1e-4, in
 
 
 # ----------------------------------------------------------------------------------------- per-chunk k-means
-def chunk_kmeans(X, chunk, n_chunks, k, rng, *, n_iter=20):
+def chunk_kmeans(X, chunk, n_chunks, k, rng, *, n_iter=20, n_init=1):
     """k-means++ then ``n_iter`` Lloyd iterations on every chunk of X at once (vectorised across chunks).
 
     ``chunk[i]`` is the chunk of row i (0..n_chunks-1). Every chunk runs exactly ``n_iter`` iterations, so its
-    result depends on its own rows only (what makes sample-and-aggregate private). A chunk with fewer than k
-    rows repeats rows in its seeding; an empty chunk gets NaN centres (the caller decides what to do).
-    Returns ``(centers (n_chunks, k, d), sizes (n_chunks,))``.
+    result depends on its own rows only (what makes sample-and-aggregate private). Its random numbers are drawn
+    up front, ``n_init * (2k - 1)`` per chunk in chunk order, so they do not depend on how chunks are batched
+    (the batch size depends on the largest chunk): with a fixed seed, changing one chunk's rows leaves every
+    other chunk's result bit for bit unchanged. With ``n_init > 1`` each chunk keeps its lowest-inertia run.
+    A chunk with fewer than k rows repeats rows in its seeding; an empty chunk gets NaN centres (the caller
+    decides what to do). Returns ``(centers (n_chunks, k, d), sizes (n_chunks,))``; the centres are the
+    averages of the points assigned to them in the last iteration (a cluster left empty keeps its seed).
     """
     X = np.asarray(X, dtype=float)
+    chunk = np.asarray(chunk, dtype=np.int64)
     n, d = X.shape
     order = np.argsort(chunk, kind="stable")
     sizes = np.bincount(chunk, minlength=n_chunks)
@@ -198,50 +203,79 @@ def chunk_kmeans(X, chunk, n_chunks, k, rng, *, n_iter=20):
     centers = np.full((n_chunks, k, d), np.nan)
     if m == 0:
         return centers, sizes
+    U = rng.random((n_chunks, n_init, 2 * k - 1))  # per-chunk uniforms, independent of the batching below
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     # padded layout (n_chunks, m, d) with a validity mask; built in batches of chunks to bound memory
     per_batch = max(1, _BLOCK_ELEMS // max(m * max(k, d), 1))
     for c0 in range(0, n_chunks, per_batch):
         c1 = min(n_chunks, c0 + per_batch)
-        nb = c1 - c0
         pos = np.arange(m)[None, :]
         valid = pos < sizes[c0:c1, None]
         rows = order[np.minimum(starts[c0:c1, None] + pos, n - 1)]
         P = X[rows]  # (nb, m, d)
         P[~valid] = 0.0
-        C = _batched_kmeanspp(P, valid, sizes[c0:c1], k, rng)
-        for _ in range(n_iter):
-            D = ((P[:, :, None, :] - C[:, None, :, :]) ** 2).sum(axis=3) if d <= 8 else \
-                (np.einsum("bmd,bmd->bm", P, P)[:, :, None] - 2.0 * np.einsum("bmd,bkd->bmk", P, C)
-                 + np.einsum("bkd,bkd->bk", C, C)[:, None, :])
-            lab = np.argmin(D, axis=2)
-            onehot = (lab[:, :, None] == np.arange(k)) & valid[:, :, None]
-            cnt = onehot.sum(axis=1)
-            S = np.einsum("bmk,bmd->bkd", onehot.astype(float), P)
-            ok = cnt > 0
-            C = np.where(ok[:, :, None], S / np.maximum(cnt, 1)[:, :, None], C)
-        empty = sizes[c0:c1] == 0
-        C[empty] = np.nan
-        centers[c0:c1] = C
+        best, best_cost = None, None
+        nb = c1 - c0
+        vmask = valid.ravel()
+        base = np.repeat(np.arange(nb) * k, m)[vmask]  # the first bin of each valid point's chunk
+        Pv = P.reshape(-1, d)[vmask]
+        for r in range(n_init):
+            C = _batched_kmeanspp(P, valid, sizes[c0:c1], k, U[c0:c1, r])
+            for _ in range(n_iter):
+                lab = np.argmin(_batched_sq_dist(P, C), axis=2)
+                key = base + lab.ravel()[vmask]  # bins (chunk, cluster); sums run in point order per bin
+                cnt = np.bincount(key, minlength=nb * k).reshape(nb, k)
+                S = np.empty((nb, k, d))
+                for j in range(d):  # a loop over dimensions, each a vectorised pass over the points
+                    S[:, :, j] = np.bincount(key, weights=Pv[:, j], minlength=nb * k).reshape(nb, k)
+                ok = cnt > 0
+                C = np.where(ok[:, :, None], S / np.maximum(cnt, 1)[:, :, None], C)
+            if n_init == 1:
+                best = C
+                break
+            cost = np.where(valid, _batched_sq_dist(P, C).min(axis=2), 0.0).sum(axis=1)
+            if best is None:
+                best, best_cost = C, cost
+            else:
+                better = cost < best_cost
+                best = np.where(better[:, None, None], C, best)
+                best_cost = np.minimum(best_cost, cost)
+        best = np.array(best, copy=True)
+        best[sizes[c0:c1] == 0] = np.nan
+        centers[c0:c1] = best
     return centers, sizes
 
 
-def _batched_kmeanspp(P, valid, sizes, k, rng):
+def _batched_sq_dist(P, C):
+    """Squared distances (nb, m, k) of the padded points P (nb, m, d) to the centres C (nb, k, d)."""
+    if P.shape[2] <= 8:  # coordinate by coordinate: exact differences, no (nb, m, k, d) temporary
+        D = np.zeros((P.shape[0], P.shape[1], C.shape[1]))
+        for j in range(P.shape[2]):
+            diff = P[:, :, None, j] - C[:, None, :, j]
+            diff *= diff
+            D += diff
+        return D
+    return np.maximum(np.einsum("bmd,bmd->bm", P, P)[:, :, None] - 2.0 * np.einsum("bmd,bkd->bmk", P, C)
+                      + np.einsum("bkd,bkd->bk", C, C)[:, None, :], 0.0)
+
+
+def _batched_kmeanspp(P, valid, sizes, k, U):
+    """k-means++ seeding of every padded chunk; ``U`` (nb, 2k - 1) holds each chunk's own uniforms."""
     nb, m, d = P.shape
     C = np.zeros((nb, k, d))
     ar = np.arange(nb)
-    first = np.floor(rng.random(nb) * np.maximum(sizes, 1)).astype(np.int64)
+    first = np.minimum(np.floor(U[:, 0] * np.maximum(sizes, 1)).astype(np.int64), np.maximum(sizes - 1, 0))
     C[:, 0] = P[ar, first]
     d2 = ((P - C[:, None, 0]) ** 2).sum(axis=2)
     d2[~valid] = 0.0
     for j in range(1, k):  # a loop over the k centres, vectorised over chunks and points
         tot = d2.sum(axis=1)
-        u = rng.random(nb)
+        u = U[:, 2 * j - 1]
         cs = np.cumsum(d2, axis=1)
         idx = (cs < (u * tot)[:, None]).sum(axis=1)
         # a chunk whose points all coincide with chosen centres draws uniformly among its rows
-        uni = np.floor(rng.random(nb) * np.maximum(sizes, 1)).astype(np.int64)
-        idx = np.where(tot > 0, np.minimum(idx, np.maximum(sizes - 1, 0)), uni)
+        uni = np.floor(U[:, 2 * j] * np.maximum(sizes, 1)).astype(np.int64)
+        idx = np.where(tot > 0, np.minimum(idx, np.maximum(sizes - 1, 0)), np.minimum(uni, np.maximum(sizes - 1, 0)))
         C[:, j] = P[ar, idx]
         nd = ((P - C[:, None, j]) ** 2).sum(axis=2)
         nd[~valid] = 0.0

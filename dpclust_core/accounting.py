@@ -76,6 +76,10 @@ class _Group:
     items: list = field(default_factory=list)  # list of (partition_index | None, LedgerEntry | _Group)
     n_partitions: int = 0
     current: int | None = None
+    #: a composition rule applied to the group's cost: ("subsample_wor", m, n), ("advanced", delta_prime) or
+    #: ("group_privacy", g) (see :meth:`PrivacyLedger.subsampled`, :meth:`~PrivacyLedger.advanced`,
+    #: :meth:`~PrivacyLedger.group_privacy`)
+    rule: tuple | None = None
 
 
 def _check_cost(epsilon, delta, name):
@@ -180,6 +184,31 @@ class PrivacyLedger:
         """Context whose entries form one named sequential group (e.g. one fit of an estimator)."""
         yield from self._open(_Group(str(name)))
 
+    # -------- groups charged by a composition rule (the releases inside are recorded by the mechanisms)
+    @contextlib.contextmanager
+    def subsampled(self, name: str, m: int, n: int):
+        """Context for releases computed on a uniform sample of ``m`` of ``n`` records drawn without
+        replacement: the group's sequential cost ``(eps*, delta*)`` is charged as :func:`subsample_wor`
+        ``(eps*, delta*, m, n)`` (Balle, Barthe & Gaboardi 2018; substitution neighbours, n public)."""
+        m, n = _check_m_n(m, n)
+        yield from self._open(_Group(str(name), rule=("subsample_wor", m, n)))
+
+    @contextlib.contextmanager
+    def advanced(self, name: str, delta_prime: float):
+        """Context whose direct items (entries or sub-groups, one per adaptive release) compose by
+        :func:`advanced_composition` with slack ``delta_prime``: ``k`` items costing at most ``(eps0, delta0)``
+        each are charged ``advanced_composition(eps0, delta0, k, delta_prime)``."""
+        dp = check_delta(delta_prime, "delta_prime")
+        yield from self._open(_Group(str(name), rule=("advanced", dp)))
+
+    @contextlib.contextmanager
+    def group_privacy(self, name: str, g: int):
+        """Context for releases that are (eps, delta)-DP per record but whose inputs can differ in up to ``g``
+        records between neighbouring datasets: the group's sequential cost is charged as :func:`group_privacy`
+        ``(eps, delta, g)``."""
+        g = check_int(g, "g", 1)
+        yield from self._open(_Group(str(name), rule=("group_privacy", g)))
+
     def _open(self, grp):
         parent = self._stack[-1]
         part = parent.current if parent.parallel else None
@@ -220,6 +249,8 @@ class PrivacyLedger:
                 return it.epsilon, it.delta
             return PrivacyLedger._cost(it)
 
+        if grp.rule is not None:
+            return _apply_rule(grp.rule, [item_cost(it) for _, it in grp.items])
         if not grp.parallel:
             costs = [item_cost(it) for _, it in grp.items]
             return math.fsum(c[0] for c in costs), math.fsum(c[1] for c in costs)
@@ -345,7 +376,7 @@ class PrivacyLedger:
 
 def _copy_group(g: _Group, prefix: str, label: str | None) -> _Group:
     """A deep copy of a group; entries directly in it get ``label`` as their group (None for the root)."""
-    new = _Group(g.name, g.parallel, [], g.n_partitions, None)
+    new = _Group(g.name, g.parallel, [], g.n_partitions, None, g.rule)
     for p, it in g.items:
         if isinstance(it, LedgerEntry):
             new.items.append((p, LedgerEntry(prefix + it.name, it.epsilon, it.delta, it.sensitivity,
@@ -353,6 +384,24 @@ def _copy_group(g: _Group, prefix: str, label: str | None) -> _Group:
         else:
             new.items.append((p, _copy_group(it, prefix, it.name)))
     return new
+
+
+def _apply_rule(rule, costs):
+    """The cost of a rule group from the costs of its direct items (see the contexts of PrivacyLedger)."""
+    if not costs:
+        return 0.0, 0.0
+    kind = rule[0]
+    if kind == "advanced":
+        eps0 = max(c[0] for c in costs)
+        delta0 = max(c[1] for c in costs)
+        return advanced_composition(eps0, delta0, len(costs), rule[1])
+    eps = math.fsum(c[0] for c in costs)
+    dl = math.fsum(c[1] for c in costs)
+    if kind == "subsample_wor":
+        return subsample_wor(eps, dl, rule[1], rule[2])
+    if kind == "group_privacy":
+        return group_privacy(eps, dl, rule[1])
+    raise ValueError(f"unknown composition rule {rule!r}")  # pragma: no cover
 
 
 class _ParallelHandle:
@@ -384,7 +433,7 @@ def advanced_composition(eps0, delta0, k, delta_prime):
     Examples
     --------
     >>> eps, delta = advanced_composition(0.1, 0.0, 100, 1e-6)
-    >>> round(eps, 3), delta
+    >>> round(eps, 2), delta
     (6.31, 1e-06)
     """
     eps0 = check_real(eps0, "eps0", low=0.0)

@@ -8,18 +8,40 @@ stand-ins (spec ``dp-basics-and-kmeans.md`` §4.2):
   available; a numpy generator with a controllable separation replaces it.
 * :func:`make_s1_like` — a stand-in for Fränti's S1 (5,000 points, 15 Gaussian clusters in 2-D).
 
-Domain handling (spec §3.1): the domain bounds are **public** inputs. :func:`scale_to_domain` maps
-data from the public bounds into ``[-r, r]^d`` and **clips** points that lie outside the bounds onto
-the boundary (it reports how many were clipped). Nothing is read off the data.
+Domain handling: the domain bounds are **public** inputs. :func:`scale_to_domain` maps data from the
+public bounds into ``[-r, r]^d`` and **clips** points that lie outside the bounds onto the boundary (it
+reports how many were clipped). Nothing is read off the data. The public functions validate once and call
+the trusting kernels :func:`dpclust_core._kernels.scale_into` / :func:`~dpclust_core._kernels.unscale_from`.
+
+Every generator takes ``random_state`` (None, an int seed or a ``numpy.random.Generator``; never the global
+state) and returns the same data for the same seed. Their random draws make synthetic data; none of them is
+privacy noise (they are marked so for the test that greps the package for raw noise draws).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_bounds, check_data, check_positive_int, check_rng
+from . import _kernels
+from ._validation import (MAX_ALLOCATION, check_bool, check_bounds, check_data, check_positive_int, check_real,
+                          check_rng)
 
 __all__ = ["make_blobs_ratio", "make_s1_like", "scale_to_domain", "unscale_from_domain", "clip_to_domain",
            "make_tiger_like"]
+
+
+#: Largest number of clusters :func:`make_blobs_ratio` places (its rejection sampling is quadratic in k).
+MAX_BLOB_CLUSTERS = 1000
+
+
+def _n_samples(n_samples, minimum=1, n_features=1):
+    """The number of rows a generator makes: an int >= ``minimum``, with rows x features under the public cap."""
+    return check_positive_int(n_samples, "n_samples", minimum=minimum, maximum=MAX_ALLOCATION // max(n_features, 1))
+
+
+def _to_box(X, low, high, r=1.0):
+    """The generators' own clip-and-scale into ``[-r, r]^d`` (bit-for-bit the datasets the book was calibrated on)."""
+    Xc = np.clip(X, low, high)
+    return (Xc - low) / (high - low) * (2 * r) - r
 
 
 def _place_centers(k, d, min_dist, rng, low=-0.8, high=0.8, max_tries=2000):
@@ -51,27 +73,44 @@ def make_blobs_ratio(n_samples=10_000, n_clusters=5, n_features=2, *, separation
     ----------
     n_samples : int
         Number of clustered points (outliers come on top, as in the thesis).
+    n_clusters : int
+        k, the number of Gaussian clusters (at most ``n_samples`` and :data:`MAX_BLOB_CLUSTERS`).
+    n_features : int
+        d, the dimension.
+    separation : float, default 0.21
+        In [0, 1): clusterGeneration's ``sepVal`` (larger is better separated).
     n_outliers : int, optional
         Number of uniform outliers on ``[-r, r]^d``; by default drawn uniformly from 0..100.
+    r : float, default 1.0
+        Half-width of the domain ``[-r, r]^d`` (> 0).
+    random_state : None, int or numpy.random.Generator
+    return_centers : bool, default False
+        Also return the generating centres.
+
     Returns
     -------
     X : ndarray (n_samples + n_outliers, n_features)
     y : ndarray of int, cluster label per point, -1 for outliers
     centers : ndarray (n_clusters, n_features), only with ``return_centers=True``
+
+    Examples
+    --------
+    >>> X, y = make_blobs_ratio(600, 3, 2, n_outliers=5, random_state=0)
+    >>> X.shape, sorted(np.bincount(y[y >= 0]).tolist()), int((y == -1).sum())
+    ((605, 2), [100, 200, 300], 5)
     """
-    n = check_positive_int(n_samples, "n_samples")
-    k = check_positive_int(n_clusters, "n_clusters")
-    d = check_positive_int(n_features, "n_features")
+    d = check_positive_int(n_features, "n_features", maximum=MAX_ALLOCATION)
+    n = _n_samples(n_samples, n_features=d)
+    k = check_positive_int(n_clusters, "n_clusters", maximum=MAX_BLOB_CLUSTERS)
     if k > n:
         raise ValueError(f"n_clusters={k} is larger than n_samples={n}")
-    if not (0 <= separation < 1):
-        raise ValueError(f"separation must lie in [0, 1), got {separation!r}")
-    if not (np.isfinite(r) and r > 0):
-        raise ValueError(f"r must be finite and > 0, got {r!r}")
-    rng = check_rng(random_state)
+    separation = check_real(separation, "separation", low=0.0, high=1.0, high_open=True)
+    r = check_real(r, "r", low=0.0, low_open=True)
+    return_centers = check_bool(return_centers, "return_centers")
+    rng = check_rng(random_state, "random_state")
     if n_outliers is None:
         n_outliers = int(rng.integers(0, 101))
-    n_outliers = check_positive_int(n_outliers, "n_outliers", minimum=0)
+    n_outliers = check_positive_int(n_outliers, "n_outliers", minimum=0, maximum=MAX_ALLOCATION // d - n)
     weights = np.arange(1, k + 1, dtype=float)
     sizes = np.floor(n * weights / weights.sum()).astype(int)
     sizes[-1] += n - sizes.sum()
@@ -84,7 +123,7 @@ def make_blobs_ratio(n_samples=10_000, n_clusters=5, n_features=2, *, separation
     nn = dists.min(axis=1) if k > 1 else np.full(1, 0.8 * r)
     sigma = nn / (2.0 * (1.0 + 6.0 * separation))
     labels = np.repeat(np.arange(k), sizes)
-    X = centers[labels] + rng.normal(size=(n, d)) * sigma[labels, None]
+    X = centers[labels] + rng.normal(size=(n, d)) * sigma[labels, None]  # not privacy noise: synthetic data
     out = rng.uniform(-r, r, size=(n_outliers, d))
     X = np.clip(np.vstack([X, out]), -r, r)
     y = np.concatenate([labels, np.full(n_outliers, -1)])
@@ -105,9 +144,29 @@ def make_s1_like(n_samples=5000, *, random_state=None, return_centers=False):
     ``[-1, 1]^2`` by its min/max): best-of-30 Lloyd NICV for k = 15 is 0.0084 (real 0.0082); the mean
     NICV of 10 runs of DPLloyd-Impr is 0.068 / 0.025 / 0.020 at eps = 0.1 / 0.5 / 1 (real 0.074 / 0.027 /
     0.022). What differs: random centre positions (not S1's layout) and no elongated cluster.
+
+    Parameters
+    ----------
+    n_samples : int, default 5000
+        Number of points (>= 15).
+    random_state : None, int or numpy.random.Generator
+    return_centers : bool, default False
+
+    Returns
+    -------
+    X : ndarray (n_samples, 2) in [-1, 1]^2
+    labels : ndarray of int (0..14)
+    centers : ndarray (15, 2), only with ``return_centers=True``
+
+    Examples
+    --------
+    >>> X, y = make_s1_like(1500, random_state=0)
+    >>> X.shape, np.bincount(y).tolist()[:3], bool(np.abs(X).max() <= 1)
+    ((1500, 2), [100, 100, 100], True)
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=15)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 15, 2)
+    return_centers = check_bool(return_centers, "return_centers")
+    rng = check_rng(random_state, "random_state")
     k = 15
     centers = _place_centers(k, 2, 0.36, rng, low=-0.85, high=0.85)
     sizes = np.full(k, n // k)
@@ -115,7 +174,7 @@ def make_s1_like(n_samples=5000, *, random_state=None, return_centers=False):
     labels = np.repeat(np.arange(k), sizes)
     scales = rng.uniform(0.047, 0.083, size=(k, 2))
     angles = rng.uniform(0, np.pi, size=k)
-    Z = rng.normal(size=(n, 2)) * scales[labels]
+    Z = rng.normal(size=(n, 2)) * scales[labels]  # not privacy noise: synthetic data
     c, s = np.cos(angles[labels]), np.sin(angles[labels])
     X = centers[labels] + np.column_stack([c * Z[:, 0] - s * Z[:, 1], s * Z[:, 0] + c * Z[:, 1]])
     X = np.clip(X, -1.0, 1.0)
@@ -124,8 +183,40 @@ def make_s1_like(n_samples=5000, *, random_state=None, return_centers=False):
     return (X, labels, centers) if return_centers else (X, labels)
 
 
+def _check_r(r):
+    return check_real(r, "r", low=0.0, low_open=True)
+
+
+def _scale_coefficients(low, high, r):
+    """Refuse an ``r`` for which the affine map of the public box overflows a float (never a silent inf/NaN)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = (2.0 * r) / (high - low)
+        ok = np.isfinite(2.0 * r) and np.all(np.isfinite(a)) and np.all(np.isfinite(-low * a - r))
+    if not ok:
+        raise ValueError(f"r={r!r} is too large for these bounds: the scaling overflows a float")
+
+
 def clip_to_domain(X, bounds):
-    """Clip every coordinate of ``X`` onto the public ``bounds``; returns ``(X_clipped, n_clipped_points)``."""
+    """Clip every coordinate of ``X`` onto the public ``bounds``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+    bounds : (low, high), (lows, highs) or an array of (low, high) rows
+        The public domain (see :func:`dpclust_core._validation.check_bounds`).
+
+    Returns
+    -------
+    (X_clipped, n_clipped) : ndarray, int
+        The clipped copy and the number of rows that had at least one coordinate outside the bounds (computed on
+        the data: for the data owner's eyes, not a private release).
+
+    Examples
+    --------
+    >>> Xc, n = clip_to_domain([[0.5, 0.5], [2.0, 0.0], [-3.0, -3.0]], (-1.0, 1.0))
+    >>> Xc.tolist(), n
+    ([[0.5, 0.5], [1.0, 0.0], [-1.0, -1.0]], 2)
+    """
     X = check_data(X)
     low, high = check_bounds(bounds, X.shape[1])
     Xc = np.clip(X, low, high)
@@ -133,26 +224,73 @@ def clip_to_domain(X, bounds):
     return Xc, n_clipped
 
 
-def scale_to_domain(X, bounds, r=1.0, *, return_n_clipped=False):
-    """Map ``X`` from the public box ``bounds`` into ``[-r, r]^d`` (spec §3.1), clipping outliers.
+def scale_to_domain(X, bounds, r: float = 1.0, *, return_n_clipped: bool = False):
+    """Map ``X`` from the public box ``bounds`` into ``[-r, r]^d``, clipping outliers onto the boundary.
 
-    Points outside ``bounds`` are **clipped** onto the boundary first. Clipping is what keeps the
-    sensitivity of a coordinate sum at ``r``; the number of clipped points is returned when
-    ``return_n_clipped=True`` (it is computed on the private data and is for the data owner's eyes).
+    Points outside ``bounds`` are **clipped** onto the boundary. Clipping is what keeps the sensitivity of a
+    coordinate sum at ``r``; the number of clipped points is returned when ``return_n_clipped=True`` (it is
+    computed on the private data and is for the data owner's eyes). Validates once, then calls the kernel
+    :func:`dpclust_core._kernels.scale_into`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+    bounds : (low, high), (lows, highs) or an array of (low, high) rows
+        The public domain.
+    r : float, default 1.0
+        Half-width of the target box (> 0).
+    return_n_clipped : bool, default False
+
+    Returns
+    -------
+    Z : ndarray, shape (n_samples, n_features), in ``[-r, r]^d``
+    n_clipped : int, only with ``return_n_clipped=True``
+
+    Examples
+    --------
+    >>> scale_to_domain([[0.0, -5.0], [10.0, 5.0], [5.0, 0.0], [20.0, 0.0]], [(0, 10), (-5, 5)]).tolist()
+    [[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]]
     """
-    if not (np.isfinite(r) and r > 0):
-        raise ValueError(f"r must be finite and > 0, got {r!r}")
-    Xc, n_clipped = clip_to_domain(X, bounds)
-    low, high = check_bounds(bounds, Xc.shape[1])
-    Z = (Xc - low) / (high - low) * (2 * r) - r
-    return (Z, n_clipped) if return_n_clipped else Z
+    r = _check_r(r)
+    return_n_clipped = check_bool(return_n_clipped, "return_n_clipped")
+    X = check_data(X)
+    low, high = check_bounds(bounds, X.shape[1])
+    _scale_coefficients(low, high, r)
+    Z = _kernels.scale_into(X, low, high, r)
+    if not return_n_clipped:
+        return Z
+    n_clipped = int(np.any((X < low) | (X > high), axis=1).sum())
+    return Z, n_clipped
 
 
-def unscale_from_domain(Z, bounds, r=1.0):
-    """Inverse of :func:`scale_to_domain` (without the clipping): from ``[-r, r]^d`` back to ``bounds``."""
+def unscale_from_domain(Z, bounds, r: float = 1.0):
+    """Inverse of :func:`scale_to_domain` (without the clipping): from ``[-r, r]^d`` back to ``bounds``.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n_samples, n_features)
+        Points in the scaled domain (values outside ``[-r, r]`` map outside the bounds).
+    bounds : the public domain used for the scaling.
+    r : float, default 1.0
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> unscale_from_domain([[-1.0, 1.0], [0.0, 0.0]], [(0, 10), (-5, 5)]).tolist()
+    [[0.0, 5.0], [5.0, 0.0]]
+    """
+    r = _check_r(r)
     Z = check_data(Z, "Z")
     low, high = check_bounds(bounds, Z.shape[1])
-    return (Z + r) / (2 * r) * (high - low) + low
+    _scale_coefficients(low, high, r)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _kernels.unscale_from(Z, low, high, r)
+    if not np.all(np.isfinite(out)):
+        raise ValueError("Z: mapping back to the bounds overflows a float (values far outside [-r, r])")
+    return out
 
 
 # --------------------------------------------------------------------------- stand-ins for the thesis's
@@ -163,7 +301,8 @@ def _cities(n, centers, spreads, weights, rng):
     """n points from a mixture of isotropic Gaussian 'cities' (vectorised)."""
     w = np.asarray(weights, float)
     lab = rng.choice(len(w), size=n, p=w / w.sum())
-    X = np.asarray(centers)[lab] + rng.normal(size=(n, np.shape(centers)[1])) * np.asarray(spreads)[lab][:, None]
+    Z = rng.normal(size=(n, np.shape(centers)[1]))  # not privacy noise: synthetic data
+    X = np.asarray(centers)[lab] + Z * np.asarray(spreads)[lab][:, None]
     return X, lab
 
 
@@ -178,9 +317,15 @@ def make_gowalla_like(n_samples=107_091, *, random_state=None):
     k = 5 is 0.015–0.02 over seeds, near the level the thesis reports for Gowalla (hybrid 0.02172 at eps = 0.7).
 
     Returns ``(X, y)``: X in [-1, 1]^2, y the region (0..4, 5 for background).
+
+    Examples
+    --------
+    >>> X, y = make_gowalla_like(2_000, random_state=0)
+    >>> X.shape, sorted(set(y.tolist())), bool(np.abs(X).max() <= 1)
+    ((2000, 2), [0, 1, 2, 3, 4, 5], True)
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=10)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 10, 2)
+    rng = check_rng(random_state, "random_state")
     regions = [  # (lon, lat, lon spread, lat spread, share, number of cities)
         (-92.0, 37.0, 20.0, 7.0, 0.52, 60),
         (12.0, 47.0, 15.0, 7.0, 0.24, 40),
@@ -194,8 +339,9 @@ def make_gowalla_like(n_samples=107_091, *, random_state=None):
     sizes[0] += n - n_bg - sizes.sum()
     parts, labs = [], []
     for j, ((lon, lat, slon, slat, _, nc), sz) in enumerate(zip(regions, sizes)):
-        cen = np.column_stack([rng.normal(lon, slon, nc), rng.normal(lat, slat, nc)])
-        w = rng.lognormal(0.0, 1.2, nc)
+        cen = np.column_stack([rng.normal(lon, slon, nc),  # not privacy noise: synthetic data
+                               rng.normal(lat, slat, nc)])  # not privacy noise: synthetic data
+        w = rng.lognormal(0.0, 1.2, nc)  # not privacy noise: synthetic data
         P, _ = _cities(sz, cen, rng.uniform(0.5, 4.0, nc), w, rng)
         parts.append(P)
         labs.append(np.full(sz, j))
@@ -204,7 +350,7 @@ def make_gowalla_like(n_samples=107_091, *, random_state=None):
     labs.append(np.full(n_bg, len(regions)))
     X = np.vstack(parts)
     y = np.concatenate(labs)
-    Z = scale_to_domain(X, ([-180.0, -90.0], [180.0, 90.0]))
+    Z = _to_box(X, np.array([-180.0, -90.0]), np.array([180.0, 90.0]))
     perm = rng.permutation(n)
     return Z[perm], y[perm]
 
@@ -229,15 +375,23 @@ def make_tiger_like(n_samples=16_281, *, random_state=None):
     eps = 0.1, 0.5, 1.
 
     Returns ``(X, y)``: X in [-1, 1]^2, y the 'state' (0 or 1).
+
+    Examples
+    --------
+    >>> X, y = make_tiger_like(1_000, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((1000, 2), [0, 1])
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=10)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 10, 2)
+    rng = check_rng(random_state, "random_state")
     n_towns = 80
     state = rng.integers(0, 2, n_towns)
     cx = np.where(state == 0, rng.uniform(-0.95, -0.05, n_towns), rng.uniform(0.05, 0.95, n_towns))
     cen = np.column_stack([cx, rng.uniform(-0.8, 0.8, n_towns)])
     n_bg = int(round(0.1 * n))
-    P, lab = _cities(n - n_bg, cen, rng.uniform(0.01, 0.08, n_towns), rng.lognormal(0.0, 1.0, n_towns), rng)
+    spreads = rng.uniform(0.01, 0.08, n_towns)
+    pop = rng.lognormal(0.0, 1.0, n_towns)  # not privacy noise: synthetic data
+    P, lab = _cities(n - n_bg, cen, spreads, pop, rng)
     bg = rng.uniform(-1.0, 1.0, size=(n_bg, 2))
     X = np.clip(np.vstack([P, bg]), -1.0, 1.0)
     y = np.concatenate([state[lab], (bg[:, 0] > 0).astype(int)])
@@ -254,16 +408,23 @@ def make_image_like(n_samples=34_112, *, random_state=None):
     structure (the thesis's RT-validity barely separates k = 2 and k = 3).
 
     Returns ``(X, y)``: X in [-1, 1]^3, y the colour population.
+
+    Examples
+    --------
+    >>> X, y = make_image_like(1_000, random_state=0)
+    >>> X.shape, bool(np.abs(X).max() <= 1)
+    ((1000, 3), True)
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=10)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 10, 3)
+    rng = check_rng(random_state, "random_state")
     means = np.array([[45.0, 50.0, 40.0], [110.0, 125.0, 80.0], [185.0, 205.0, 230.0]])
     shares = np.array([0.3, 0.45, 0.25])
     lab = rng.choice(3, size=n, p=shares)
-    grey = rng.normal(size=n) * np.array([22.0, 30.0, 20.0])[lab]
-    X = means[lab] + grey[:, None] + rng.normal(size=(n, 3)) * np.array([10.0, 14.0, 12.0])[lab][:, None]
+    grey = rng.normal(size=n) * np.array([22.0, 30.0, 20.0])[lab]  # not privacy noise: synthetic data
+    E = rng.normal(size=(n, 3))  # not privacy noise: synthetic data
+    X = means[lab] + grey[:, None] + E * np.array([10.0, 14.0, 12.0])[lab][:, None]
     X = np.clip(X, 0.0, 255.0)
-    return scale_to_domain(X, (0.0, 255.0)), lab
+    return _to_box(X, np.full(3, 0.0), np.full(3, 255.0)), lab
 
 
 #: Public bounds of :func:`make_adult_num_like`'s attributes (documented ranges of UCI Adult).
@@ -282,22 +443,32 @@ def make_adult_num_like(n_samples=48_841, *, random_state=None, return_raw=False
     clusters are skewed and not well separated.
 
     Returns ``(X, y)`` (y the latent type), or ``(X_raw, y)`` in the original units with ``return_raw=True``.
+
+    Examples
+    --------
+    >>> X, y = make_adult_num_like(1_000, random_state=0)
+    >>> X.shape, bool(np.abs(X).max() <= 1)
+    ((1000, 6), True)
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=10)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 10, 6)
+    rng = check_rng(random_state, "random_state")
     typ = rng.choice(4, size=n, p=[0.25, 0.4, 0.25, 0.1])  # student/young, mid, senior, retired-ish
-    age = np.clip(np.array([22.0, 37.0, 50.0, 66.0])[typ] + rng.normal(size=n) * np.array([4, 7, 7, 6])[typ],
-                  17, 90)
-    fnlwgt = np.clip(rng.lognormal(12.0, 0.5, n), 12_285, 1_490_400)
-    edu = np.clip(np.round(np.array([9.0, 10.0, 11.5, 9.5])[typ] + rng.normal(size=n) * 2.5), 1, 16)
-    gain = np.where(rng.random(n) < 0.92, 0.0, np.clip(rng.lognormal(8.5, 1.1, n), 0, 99_999))
+    age_z = rng.normal(size=n)  # not privacy noise: synthetic data
+    age = np.clip(np.array([22.0, 37.0, 50.0, 66.0])[typ] + age_z * np.array([4, 7, 7, 6])[typ], 17, 90)
+    fnlwgt = np.clip(rng.lognormal(12.0, 0.5, n), 12_285, 1_490_400)  # not privacy noise: synthetic data
+    edu_z = rng.normal(size=n)  # not privacy noise: synthetic data
+    edu = np.clip(np.round(np.array([9.0, 10.0, 11.5, 9.5])[typ] + edu_z * 2.5), 1, 16)
+    no_gain = rng.random(n) < 0.92
+    gain = np.where(no_gain, 0.0, np.clip(rng.lognormal(8.5, 1.1, n), 0, 99_999))  # not privacy noise: synthetic data
     gain[rng.random(n) < 0.005] = 99_999.0
-    loss = np.where(rng.random(n) < 0.953, 0.0, np.clip(rng.normal(1900, 350, n), 0, 4_356))
-    hours = np.clip(np.round(np.array([30.0, 42.0, 44.0, 28.0])[typ] + rng.normal(size=n) * 9), 1, 99)
+    no_loss = rng.random(n) < 0.953
+    loss = np.where(no_loss, 0.0, np.clip(rng.normal(1900, 350, n), 0, 4_356))  # not privacy noise: synthetic data
+    hours_z = rng.normal(size=n)  # not privacy noise: synthetic data
+    hours = np.clip(np.round(np.array([30.0, 42.0, 44.0, 28.0])[typ] + hours_z * 9), 1, 99)
     raw = np.column_stack([age, fnlwgt, edu, gain, loss, hours])
     if return_raw:
         return raw, typ
-    return scale_to_domain(raw, ADULT_NUM_BOUNDS), typ
+    return _to_box(raw, *ADULT_NUM_BOUNDS), typ
 
 
 def make_lifesci_like(n_samples=26_733, *, random_state=None):
@@ -309,16 +480,22 @@ def make_lifesci_like(n_samples=26_733, *, random_state=None):
     the cluster structure is weak (the thesis's RT-validity is about 1 for every k).
 
     Returns ``(X, y)``: X in [-1, 1]^10, y the group.
+
+    Examples
+    --------
+    >>> X, y = make_lifesci_like(1_000, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((1000, 10), [0, 1, 2])
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=10)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 10, 10)
+    rng = check_rng(random_state, "random_state")
     sd = 1.0 / np.sqrt(np.arange(1, 11))
     lab = rng.choice(3, size=n, p=[0.5, 0.3, 0.2])
     shift = np.zeros((3, 10))
     shift[1, :2] = [1.4, 0.5]
     shift[2, :2] = [-1.2, 0.9]
-    X = rng.normal(size=(n, 10)) * sd + shift[lab]
-    return scale_to_domain(X, (-4.0, 4.0)), lab
+    X = rng.normal(size=(n, 10)) * sd + shift[lab]  # not privacy noise: synthetic data
+    return _to_box(X, np.full(10, -4.0), np.full(10, 4.0)), lab
 
 
 __all__ += ["make_gowalla_like", "make_image_like", "make_adult_num_like", "make_lifesci_like",
@@ -342,7 +519,7 @@ _DS1_CENTERS = np.array([
 def _upsample(seeds, n_samples, jitter, rng):
     """Repeat ``seeds`` to ``n_samples`` points (as the paper's sets up-sample classic small sets) with jitter."""
     reps = np.resize(np.arange(seeds.shape[0]), n_samples)
-    return seeds[reps] + rng.normal(scale=jitter, size=(n_samples, 2)), reps
+    return seeds[reps] + rng.normal(scale=jitter, size=(n_samples, 2)), reps  # not privacy noise: synthetic data
 
 
 def make_ds1_like(n_samples=30_000, *, random_state=None):
@@ -351,16 +528,22 @@ def make_ds1_like(n_samples=30_000, *, random_state=None):
     Fixed centres in the layout of the paper's Fig. 4 (S-set style), random anisotropic spreads (one cluster
     elongated), equal sizes. Returns ``(X, y)`` with ``y`` the generating cluster 0..14. Paper's
     ``(g, p) = WAVECLUSTER_PARAMS["ds1"] = (64, 58)``.
+
+    Examples
+    --------
+    >>> X, y = make_ds1_like(3_000, random_state=0)
+    >>> X.shape, len(set(y.tolist())), bool(X.min() >= 0 and X.max() <= 1)
+    ((3000, 2), 15, True)
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=15)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 15, 2)
+    rng = check_rng(random_state, "random_state")
     k = 15
     y = np.resize(np.arange(k), n)
     scales = rng.uniform(0.025, 0.036, size=(k, 2))
     scales[11] = (0.04, 0.007)  # the thin diagonal cluster
     angles = rng.uniform(0, np.pi, size=k)
     angles[11] = 1.25
-    Z = rng.normal(size=(n, 2)) * scales[y]
+    Z = rng.normal(size=(n, 2)) * scales[y]  # not privacy noise: synthetic data
     c, s = np.cos(angles[y]), np.sin(angles[y])
     X = _DS1_CENTERS[y] + np.column_stack([c * Z[:, 0] - s * Z[:, 1], s * Z[:, 0] + c * Z[:, 1]])
     X = np.clip(X, 0.0, 1.0)
@@ -374,9 +557,15 @@ def make_ds2_like(n_samples=31_200, *, random_state=None):
     Each arm is an Archimedean spiral of 104 seed points winding three quarters of a turn outwards from near the centre,
     the heads of the three spirals close together; every seed is repeated to ``n_samples`` points with a small
     Gaussian jitter. Returns ``(X, y)`` with the arm 0..2. Paper's ``(g, p) = (40, 10)``.
+
+    Examples
+    --------
+    >>> X, y = make_ds2_like(random_state=0)
+    >>> X.shape, np.bincount(y).tolist()
+    ((31200, 2), [10400, 10400, 10400])
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=312)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 312, 2)
+    rng = check_rng(random_state, "random_state")
     t = np.linspace(0.0, 1.0, 104)
     seeds, arms = [], []
     for j in range(3):
@@ -423,9 +612,15 @@ def make_ds3_like(n_samples=31_520, *, random_state=None):
     A concave blob, a small disk, two "dumbbells" (two sub-components joined by a narrow line-shaped bridge)
     and a small isolated disk; seeds are uniform in the shapes, each repeated with a tiny jitter. Returns
     ``(X, y)`` with the shape 0..4. Paper's ``(g, p) = (36, 23)``.
+
+    Examples
+    --------
+    >>> X, y = make_ds3_like(random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((31520, 2), [0, 1, 2, 3, 4])
     """
-    n = check_positive_int(n_samples, "n_samples", minimum=788)
-    rng = check_rng(random_state)
+    n = _n_samples(n_samples, 788, 2)
+    rng = check_rng(random_state, "random_state")
     cand = rng.uniform(0.0, 1.0, size=(20_000, 2))
     lab = _in_shapes(cand)
     # the thin bridges are rare under uniform sampling; add explicit seeds along them
@@ -458,3 +653,170 @@ WAVECLUSTER_REAL_BOUNDS = {
 }
 #: Published sizes of the same files (paper §7.1), for ``n_public`` (Baseline's AG grid, PrivTHR_EM's ``upper``).
 WAVECLUSTER_REAL_N = {"ds1": 30_000, "ds2": 31_200, "ds3": 31_520}
+
+
+# ----------------------------------------------------------------------------- high-dimensional k-means stand-ins
+__all__ += ["make_lsh_mixture", "make_letter_like", "make_segment_like", "LETTER_BOUNDS", "SEGMENT_BOUNDS"]
+
+
+def make_lsh_mixture(n_samples=100_000, n_features=100, n_clusters=64, *, cluster_ratio=8.0, radius=1.0,
+                     random_state=None):
+    """The synthetic benchmark of Google's private-clustering library: a tight mixture in the ball of ``radius``.
+
+    As Google's ``learning/clustering/demo/data_generation.py`` with the parameters of its benchmark (100,000
+    points, d = 100, 64 clusters, ``cluster_ratio = 8``): cluster centres uniform in the ball of radius
+    ``radius (1 - 1/cluster_ratio)`` (0.875), equal cluster sizes (the remainder in the last cluster), Gaussian
+    noise of standard deviation ``radius / (cluster_ratio sqrt(d))`` per coordinate (0.0125), and points outside
+    the ball of ``radius`` scaled back onto it. The public domain is that ball: ``bounds=(-radius, radius)``
+    with ``radius=radius``. What differs: a seeded numpy ``Generator`` replaces the global ``np.random`` state
+    (other numbers, same distribution), the rows are shuffled, and the noise scale is ``radius / ...`` where
+    Google writes ``sqrt(radius) / ...`` (the same for the default radius 1).
+
+    Returns ``(X, y)``: X of shape (n_samples, n_features) with every row of norm <= radius, y the cluster.
+
+    Examples
+    --------
+    >>> X, y = make_lsh_mixture(2_000, 20, 8, random_state=0)
+    >>> X.shape, bool(np.linalg.norm(X, axis=1).max() <= 1 + 1e-12), len(set(y.tolist()))
+    ((2000, 20), True, 8)
+    """
+    d = check_positive_int(n_features, "n_features", maximum=100_000)
+    k = check_positive_int(n_clusters, "n_clusters", maximum=MAX_ALLOCATION)
+    n = _n_samples(n_samples, k, d)
+    ratio = check_real(cluster_ratio, "cluster_ratio", low=1.0, low_open=True)
+    rad = check_real(radius, "radius", low=0.0, low_open=True)
+    rng = check_rng(random_state, "random_state")
+    g = rng.normal(size=(k, d))  # not privacy noise: synthetic data
+    g *= (rad * (1 - 1 / ratio) * rng.random(k) ** (1.0 / d) / np.linalg.norm(g, axis=1))[:, None]
+    sizes = np.full(k, n // k)
+    sizes[-1] += n - sizes.sum()
+    y = np.repeat(np.arange(k), sizes)
+    X = g[y] + rng.normal(scale=rad / (ratio * np.sqrt(d)), size=(n, d))  # not privacy noise: synthetic data
+    nrm = np.linalg.norm(X, axis=1)
+    X *= np.minimum(1.0, rad / np.maximum(nrm, 1e-300))[:, None]
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+#: Public bounds of :func:`make_letter_like`'s raw attributes: UCI Letter's 16 attributes are integers 0-15.
+LETTER_BOUNDS = (np.zeros(16), np.full(16, 15.0))
+_LETTER_MEAN = np.array([4.02, 7.04, 5.12, 5.37, 3.51, 6.90, 7.50, 4.63, 5.18, 8.28, 6.45, 7.93, 3.05, 8.34, 3.69,
+                         7.80])
+_LETTER_SD = np.array([1.91, 3.30, 2.01, 2.26, 2.19, 2.03, 2.33, 2.70, 2.38, 2.49, 2.63, 2.08, 2.33, 1.55, 2.57,
+                       1.62])
+
+
+def make_letter_like(n_samples=20_000, *, random_state=None, return_raw=False):
+    """Stand-in for UCI Letter Recognition (20,000 x 16; 26 letters; k = 16 in the private k-means benchmarks).
+
+    Sixteen integer attributes in 0-15 with about the means and standard deviations documented for the real
+    set (x-box 4.0 +- 1.9, y-box 7.0 +- 3.3, ..., yegvx 7.8 +- 1.6). Each record is a letter (26, equally
+    likely) in one of 20 "fonts": its attributes are the letter's mean, plus the font's offset, plus, for the
+    five size attributes (x-box, y-box, width, high, onpix), a shared "size" factor (which correlates them at
+    about 0.5-0.6, as in the real data), plus noise; rounded and clipped to 0-15, then mapped with the public
+    bounds :data:`LETTER_BOUNDS` into [-1, 1]^16. Variance shares per attribute: between letters 20 % (size
+    attributes) / 50 % (shape attributes), fonts 10 % / 20 %, size factor 55 % / 0, noise the rest. What differs:
+    the letters' means and the fonts are random, not the real glyph statistics, and the shape attributes are
+    independent given letter and font; the non-private 16-means cost is about 58 % of the total variance (the
+    real set's is not known to us).
+
+    Returns ``(X, y)``: X in [-1, 1]^16, y the letter 0-25; or ``(X_raw, y)`` with ``return_raw=True``.
+
+    Examples
+    --------
+    >>> X, y = make_letter_like(1_000, random_state=0)
+    >>> X.shape, bool(np.abs(X).max() <= 1)
+    ((1000, 16), True)
+    """
+    n = _n_samples(n_samples, 26, 16)
+    rng = check_rng(random_state, "random_state")
+    d = 16
+    size_attr = np.arange(d) < 5
+    between = np.where(size_attr, 0.2, 0.5)
+    font = np.where(size_attr, 0.1, 0.2)
+    size = np.where(size_attr, 0.55, 0.0)
+    var = _LETTER_SD**2
+    letter_mean = _LETTER_MEAN + rng.normal(size=(26, d)) * np.sqrt(between * var)  # not privacy noise: synthetic
+    font_offset = rng.normal(size=(26, 20, d)) * np.sqrt(font * var)  # not privacy noise: synthetic data
+    y = rng.integers(0, 26, n)
+    f = rng.integers(0, 20, n)
+    z = rng.normal(size=n)  # not privacy noise: synthetic data
+    loading = np.sqrt(size * var) * np.where(np.arange(d) == 4, 0.8, 1.0)
+    e = rng.normal(size=(n, d))  # not privacy noise: synthetic data
+    raw = letter_mean[y] + font_offset[y, f] + z[:, None] * loading + e * np.sqrt((1 - between - font - size) * var)
+    raw = np.clip(np.rint(raw), 0.0, 15.0)
+    if return_raw:
+        return raw, y
+    return _to_box(raw, *LETTER_BOUNDS), y
+
+
+#: Public bounds of :func:`make_segment_like`'s raw attributes: the ranges of UCI Image Segmentation's 18
+#: non-constant attributes (region-centroid-col, -row, short-line-density-5, -2, vedge-mean, vegde-sd,
+#: hedge-mean, hedge-sd, intensity-mean, rawred-mean, rawblue-mean, rawgreen-mean, exred-mean, exblue-mean,
+#: exgreen-mean, value-mean, saturation-mean, hue-mean).
+SEGMENT_BOUNDS = (np.array([1.0, 11.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -49.7, -12.4, -33.9, 0, 0, -3.04]),
+                  np.array([254.0, 251.0, 0.333, 0.222, 29.2, 991.7, 44.7, 1386.3, 143.4, 137.1, 150.9, 142.6,
+                            9.9, 82.0, 24.7, 150.9, 1.0, 2.91]))
+_SEGMENT_CLASSES = (  # (R, G, B) mean, log-spread of the colour, image rows, edge level
+    ((14.0, 6.0, 8.0), 0.35, (60.0, 200.0), 3.0),  # brickface
+    ((108.0, 122.0, 138.0), 0.12, (11.0, 110.0), 0.4),  # sky
+    ((6.0, 9.0, 5.0), 0.6, (30.0, 200.0), 2.5),  # foliage
+    ((36.0, 38.0, 44.0), 0.25, (80.0, 251.0), 1.2),  # cement
+    ((6.0, 7.0, 9.0), 0.7, (40.0, 190.0), 2.0),  # window
+    ((24.0, 22.0, 27.0), 0.15, (150.0, 251.0), 0.7),  # path
+    ((9.0, 18.0, 5.0), 0.35, (140.0, 251.0), 1.2),  # grass
+)
+
+
+def make_segment_like(n_samples=2_310, *, random_state=None, return_raw=False):
+    """Stand-in for UCI Image Segmentation (2,310 x 18 without the constant region-pixel-count; 7 classes).
+
+    Seven equally frequent classes of 3 x 3 outdoor-image regions (brickface, sky, foliage, cement, window,
+    path, grass). Each record draws its mean raw red, green and blue from its class's colour (log-normal), and
+    the other colour attributes are **computed** from them as in the real set (intensity = (R+G+B)/3,
+    exred = 2R - G - B, exblue, exgreen, value = max, saturation, hue), which gives the real set's strong
+    correlations; the region's column is uniform, its row depends on the class (sky at the top, grass and path
+    at the bottom); the edge statistics are log-normal (their sd columns heavy-tailed) and the short-line
+    densities mostly 0. Clipped to and mapped with the public bounds :data:`SEGMENT_BOUNDS` into [-1, 1]^18.
+    What differs: the class colours and spreads are plausible guesses, not the real pixel statistics, and the
+    attributes other than colour are independent given the class.
+
+    Returns ``(X, y)``: X in [-1, 1]^18, y the class 0-6; or ``(X_raw, y)`` with ``return_raw=True``.
+
+    Examples
+    --------
+    >>> X, y = make_segment_like(random_state=0)
+    >>> X.shape, sorted(set(y.tolist())) == list(range(7))
+    ((2310, 18), True)
+    """
+    n = _n_samples(n_samples, 7, 18)
+    rng = check_rng(random_state, "random_state")
+    sizes = np.full(7, n // 7)
+    sizes[: n % 7] += 1
+    parts, labels = [], []
+    for c, ((rgb, spread, rows, edge), m) in enumerate(zip(_SEGMENT_CLASSES, sizes)):  # 7 classes
+        level = np.exp(rng.normal(0.0, spread, m))[:, None]  # not privacy noise: synthetic data
+        jitter = np.exp(rng.normal(0.0, spread / 3, (m, 3)))  # not privacy noise: synthetic data
+        red, green, blue = (np.array(rgb) * level * jitter).T
+        col = rng.uniform(1.0, 254.0, m)
+        row = rng.uniform(rows[0], rows[1], m)
+        sl5 = np.where(rng.random(m) < 0.85, 0.0, rng.choice([0.111, 0.222, 0.333], m))
+        sl2 = np.where(rng.random(m) < 0.95, 0.0, rng.choice([0.111, 0.222], m))
+        vm = edge * np.exp(rng.normal(0.0, 0.8, m))  # not privacy noise: synthetic data
+        hm = edge * np.exp(rng.normal(0.0, 0.8, m))  # not privacy noise: synthetic data
+        vsd = vm**2 * np.exp(rng.normal(0.0, 0.7, m))  # not privacy noise: synthetic data
+        hsd = hm**2 * np.exp(rng.normal(0.0, 0.7, m))  # not privacy noise: synthetic data
+        value = np.maximum(np.maximum(red, green), blue)
+        saturation = (value - np.minimum(np.minimum(red, green), blue)) / np.maximum(value, 1e-9)
+        hue = np.arctan2(np.sqrt(3.0) * (green - blue), 2 * red - green - blue)
+        parts.append(np.column_stack([col, row, sl5, sl2, vm, vsd, hm, hsd, (red + green + blue) / 3, red, blue,
+                                      green, 2 * red - green - blue, 2 * blue - red - green,
+                                      2 * green - red - blue, value, saturation, hue]))
+        labels.append(np.full(m, c))
+    raw = np.clip(np.vstack(parts), *SEGMENT_BOUNDS)
+    y = np.concatenate(labels)
+    perm = rng.permutation(n)
+    raw, y = raw[perm], y[perm]
+    if return_raw:
+        return raw, y
+    return _to_box(raw, *SEGMENT_BOUNDS), y

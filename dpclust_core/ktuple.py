@@ -1,265 +1,194 @@
 """k-tuple clustering and k-means on easy instances (Cohen, Kaplan, Mansour, Stemmer & Tsfadia, ICML 2021).
 
-Spec ``ktuple-and-gaussian-mixtures.md``. The seed text lost its inline math, so the spec tags every
-formula: [S] structure survives, [R] reconstructed (privacy-consistent, the paper's constant may differ),
-[K] standard, [U] unrecoverable. Every reconstructed constant is a named parameter here and says so.
+The paper's text lost most of its inline formulas; where a constant could not be recovered the docstring says
+so ("the paper does not state X; we use Y") and the constant is a named parameter.
 
 Contents
 --------
-*Primitives* (spec §2.0), reused by :mod:`dpclust_core.gmm`:
+*Primitives* (App. A.1), reused by :mod:`dpclust_core.gmm`:
 
-* :func:`private_interior_point` — 1-D interior point (exponential mechanism on a grid, App. A.1.2) [S/R];
-* :func:`private_bounding_segment` — two interior points on the t smallest / t largest points [S/R];
-* :func:`private_average_1d` — PrivAvg1D: bounding segment, clip, Gaussian noisy average [S/R];
-* :func:`private_average` — d-dimensional private average, coordinate-wise (no JL) or after a random
-  rotation (the [NSV16] variant, §4.3.2) [R].
+* :func:`private_interior_point` — 1-D interior point: the exponential mechanism over a grid (App. A.1.2);
+* :func:`private_bounding_segment` — two interior points on the t smallest / t largest points;
+* :func:`private_average_1d` — PrivAvg1D: bounding segment, clip, Gaussian noisy average (App. A.1.3);
+* :func:`private_average` — d-dimensional private average, coordinate-wise or after a random rotation
+  (the [NSV16] variant of §4.3.2).
 
-*Accounting helpers* (spec §2.0, §4): :func:`advanced_composition`, :func:`group_privacy`,
-:func:`subsample_wor` / :func:`subsample_wor_inverse` (BBG18), :func:`subsample_kln11`,
-:func:`subsample_wr_bnsv15`, :func:`zcdp_to_dp`, :func:`dp_to_zcdp`, :func:`gaussian_zcdp`.
+*k-tuple clustering* (§3–§4): :func:`partitioned_by`, :func:`close_tuple_counts` (the statistic of
+TestCloseTuples, Alg. 4.1), :func:`good_centers_params`, :func:`good_centers` (GoodCenters, Alg. 4.2, the
+private niceness test), :func:`good_centers_status_samples` (vectorised status bits, for audits and
+figures), :class:`PrivatekAverages` (Alg. 4.3), :class:`PrivatekNoisyCenters` (Alg. 4.4),
+:func:`noisy_centers_min_gamma`.
 
-*k-tuple clustering* (spec §1, §2.1–§2.5): :func:`partitioned_by`, :func:`close_tuple_counts`
-(the statistic of TestCloseTuples, Alg. 4.1), :func:`good_centers_params`, :func:`good_centers`
-(GoodCenters, Alg. 4.2, the private niceness test), :func:`good_centers_status_samples` (vectorised
-status bits, for audits and figures), :class:`PrivatekAverages` (Alg. 4.3), :class:`PrivatekNoisyCenters`
-(Alg. 4.4), :func:`noisy_centers_min_gamma`.
-
-*k-means on easy instances* (spec §2.7): :func:`kmeans_tuples` (k-means++ on disjoint chunks),
+*k-means on easy instances* (§5): :func:`kmeans_tuples` (k-means++ on disjoint chunks),
 :class:`PrivateKMeansEasy` (sample-and-aggregate + one private Lloyd step).
 
-*Experiments* (spec §3.4): :func:`simulate_tuples` (the fast exact tuple simulator),
-:func:`match_centers` (success criterion and centre error).
+*Experiments* (§7): :func:`simulate_tuples` (a fast exact tuple simulator), :func:`match_centers`
+(success criterion and centre error), :func:`ktuple_trials`.
+
+The composition rules the algorithms use (advanced composition, group privacy, amplification by
+subsampling, zCDP) live in :mod:`dpclust_core.accounting`; every noisy release goes through
+:mod:`dpclust_core.mechanisms` (floating-point safe) and is recorded in the ledger by the mechanism itself.
 
 Neighbouring notions. The k-tuple algorithms are DP for databases of ``n`` tuples (``n`` public) that differ
-in one whole tuple (replace-one, spec §1.1). The averages inside them and the Lloyd step of
-:class:`PrivateKMeansEasy` are DP under add/remove of one point (spec §6 pitfall 4). :class:`PrivateKMeansEasy`
-is DP under add/remove of one data point (the book's notion): each point is sent to one chunk by its own
-independent random label, so adding or removing a point changes exactly one tuple.
+in one whole tuple (replace-one). The averages inside them and the Lloyd step of :class:`PrivateKMeansEasy`
+are DP under add/remove of one point. :class:`PrivateKMeansEasy` is DP under add/remove of one data point
+(the book's notion): each point is sent to one chunk by its own independent random label, so adding or
+removing a point changes exactly one tuple, and the number of tuples is a function of public parameters.
 
 What is released. Only the status bit and the final centres (sorted in canonical lexicographic order) leave
-the k-tuple algorithms; the selected tuple, the balls, the cluster sizes are never stored (pitfall 2).
-Numpy floating-point samplers are not exactly DP (Mironov 2012): this code is for education.
+the k-tuple algorithms; the selected tuple, the balls and the cluster sizes are never stored.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
-import numbers
 
 import numpy as np
 
-from ._validation import (check_bounds, check_data, check_delta, check_epsilon, check_n_clusters,
-                          check_positive_int, check_rng)
-from .accounting import PrivacyLedger
-from .mechanisms import gaussian_sigma
+from . import _kernels
+from ._validation import (MAX_ALLOCATION, ArrayOrNone, BadTypeError, Bool, BoundsSpec, Delta, Epsilon, Int,
+                          Ledger, NoneOr, Options, RandomState, Real, Spec, check_bool, check_bounds, check_data,
+                          check_delta,
+                          check_epsilon, check_int, check_ledger, check_options, check_probability, check_real,
+                          check_rng)
+from .accounting import advanced_composition_inverse
+from .base import CentroidMixin, DPEstimator
+from .mechanisms import (GRID_BITS, discrete_gaussian_sigma, exponential_mechanism_intervals, gaussian_mechanism,
+                         gaussian_sigma, laplace_grid, laplace_mechanism)
 
 __all__ = [
     # primitives
     "private_interior_point", "private_bounding_segment", "private_average_1d", "private_average",
-    "random_rotation",
-    # accounting helpers
-    "advanced_composition", "advanced_composition_inverse", "group_privacy", "subsample_wor",
-    "subsample_wor_inverse", "subsample_kln11", "subsample_wr_bnsv15", "zcdp_to_dp", "dp_to_zcdp",
-    "gaussian_zcdp",
+    "random_rotation", "interior_point_quality", "bounding_segment_t",
     # k-tuple clustering
-    "partitioned_by", "close_tuple_counts", "good_centers_params", "good_centers", "good_centers_status_samples",
-    "PrivatekAverages", "PrivatekNoisyCenters", "noisy_centers_min_gamma", "private_kaverages_params",
+    "partitioned_by", "close_tuple_counts", "tuple_separation", "canonical_order", "good_centers_params",
+    "good_centers", "good_centers_status_samples", "private_kaverages_params", "PrivatekAverages",
+    "PrivatekNoisyCenters", "noisy_centers_min_gamma", "min_valid_tuples", "min_tuples_noisy_centers",
+    "min_tuples_kaverages",
     # k-means and experiments
-    "kmeans_tuples", "PrivateKMeansEasy", "simulate_tuples", "match_centers", "canonical_order",
-    "min_valid_tuples", "min_tuples_noisy_centers", "min_tuples_kaverages", "interior_point_quality",
-    "tuple_separation", "bounding_segment_t", "ktuple_trials",
+    "kmeans_tuples", "PrivateKMeansEasy", "simulate_tuples", "match_centers", "ktuple_trials",
+    "MAX_TUPLES",
 ]
+
+#: Largest number of tuples any algorithm here will ask for (a public cap: a budget so small that it would
+#: need more tuples raises a clear ``ValueError`` instead of searching forever).
+MAX_TUPLES = MAX_ALLOCATION
+
+#: Largest Γ of PrivatekNoisyCenters: beyond it the log-separations' sensitivity k·ln((Γ+2)/(Γ-2)) is so small
+#: that their exact release on a grid would need more than 52 bits.
+_MAX_GAMMA = 1e9
+_GRID_LIMIT = 2**52  # largest number of grid points an interior point may range over (exact integers)
 
 
 # =====================================================================================================
 # small helpers
 # =====================================================================================================
-def _check_prob(x, name):
-    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a real number in (0, 1), got {x!r}")
-    x = float(x)
-    if not (0.0 < x < 1.0):
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {x!r}")
-    return x
+def _positive(x, name):
+    return check_real(x, name, low=0.0, low_open=True)
 
 
-def _check_pos(x, name):
-    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a positive real number, got {x!r}")
-    x = float(x)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be finite and > 0, got {x!r}")
-    return x
+def _prob(x, name):
+    return check_probability(x, name)
 
 
-def _record(ledger, name, eps, delta=0.0, sens=None):
+@contextlib.contextmanager
+def _nothing():
+    yield
+
+
+def _group(ledger, name):
+    """A named sequential group of the ledger (nothing when there is no ledger)."""
+    return _nothing() if ledger is None else ledger.group(name)
+
+
+def _analysis_term(ledger, name, epsilon, delta):
+    """Record a term of the privacy *analysis* that no mechanism draws: the δ of a wrapper lemma or of a
+    high-probability event, or the budget reserved for releases that are skipped on a ⊥ output (the
+    guarantee covers both branches). Never used for noise: every noisy release is recorded by its mechanism."""
     if ledger is not None:
-        ledger.record(name, eps, delta, sens)
+        ledger.record(name, epsilon, delta)
+
+
+def _split_stream(rng):
+    """A generator seeded from one draw of ``rng``, for the data-independent random split of a sample.
+
+    Its stream never coincides with that of a data generator seeded like the estimator (both with seed 0, say):
+    drawn from the same stream, the split would follow the generator's own draws (e.g. the component labels of
+    a simulated mixture) and every chunk would hold a single component."""
+    return np.random.default_rng(int(rng.integers(2**63)))
 
 
 def canonical_order(C):
-    """Rows of ``C`` sorted lexicographically (first coordinate first). Used for every released k-tuple,
-    so the output order cannot reveal the storage order of the selected input tuple (pitfall 1)."""
-    C = np.asarray(C, dtype=float)
-    order = np.lexsort(C.T[::-1])
-    return C[order]
+    """Rows of ``C`` sorted lexicographically (first coordinate first).
 
+    Used for every released k-tuple, so the output order cannot reveal the storage order of the selected
+    input tuple.
 
-# =====================================================================================================
-# accounting helpers (spec §2.0 and §4) [K]
-# =====================================================================================================
-def advanced_composition(eps0, delta0, k, delta_prime):
-    """[DRV10] k-fold adaptive composition of (eps0, delta0)-DP mechanisms (Dwork, Rothblum & Vadhan 2010;
-    Dwork & Roth 2014, Thm 3.20): ``(sqrt(2k ln(1/delta')) eps0 + k eps0 (e^{eps0} - 1),  k delta0 + delta')``.
-
-    The spec's ``2 k eps0^2`` second term is the usual simplification of ``k eps0 (e^{eps0} - 1)``; it is an
-    upper bound only for ``eps0 <= 1.256`` and *under*-states the cost above that, so the exact term is used."""
-    eps0 = float(eps0)
-    if not (math.isfinite(eps0) and eps0 >= 0):
-        raise ValueError(f"eps0 must be finite and >= 0, got {eps0!r}")
-    k = check_positive_int(k, "k")
-    dp = _check_prob(delta_prime, "delta_prime")
-    return (math.sqrt(2 * k * math.log(1 / dp)) * eps0 + k * eps0 * math.expm1(eps0), k * float(delta0) + dp)
-
-
-def advanced_composition_inverse(eps_total, k, delta_prime):
-    """Largest per-call eps0 with ``advanced_composition(eps0, ., k, delta_prime)[0] <= eps_total``
-    (the composed epsilon is increasing in eps0: bisection, returning the lower end, so never over budget)."""
-    eps_total = check_epsilon(eps_total, "eps_total")
-    k = check_positive_int(k, "k")
-    dp = _check_prob(delta_prime, "delta_prime")
-    b = math.sqrt(2 * k * math.log(1 / dp))
-
-    def cost(x):
-        return b * x + k * x * math.expm1(x)
-
-    lo, hi = 0.0, eps_total / b  # cost(x) >= b x, so cost(eps_total / b) >= eps_total
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if cost(mid) <= eps_total:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-16 * hi:
-            break
-    return lo
-
-
-def group_privacy(eps, delta, g):
-    """Group privacy [K]: an (eps, delta)-DP mechanism is ``(g eps, g e^{(g-1) eps} delta)``-DP for
-    datasets at distance g."""
-    g = check_positive_int(g, "g")
-    return g * float(eps), g * math.exp((g - 1) * float(eps)) * float(delta)
-
-
-def subsample_wor(eps_star, delta_star, m, n):
-    """Amplification by subsampling m of n without replacement, substitution neighbours
-    [Balle, Barthe & Gaboardi 2018]: ``(ln(1 + (m/n)(e^{eps*} - 1)), (m/n) delta*)``."""
-    m = check_positive_int(m, "m")
-    n = check_positive_int(n, "n")
-    if m > n:
-        raise ValueError(f"m={m} must be <= n={n}")
-    q = m / n
-    return math.log1p(q * math.expm1(float(eps_star))), q * float(delta_star)
-
-
-def subsample_wor_inverse(eps_target, m, n):
-    """The eps* an m-of-n sampled mechanism may use so that :func:`subsample_wor` gives ``eps_target``:
-    ``ln(1 + (n/m)(e^{eps_target} - 1))`` (spec §2.2 step 1, the BBG18 inverse) [R]."""
-    eps_target = check_epsilon(eps_target, "eps_target")
-    m = check_positive_int(m, "m")
-    n = check_positive_int(n, "n")
-    if m > n:
-        raise ValueError(f"m={m} must be <= n={n}")
-    return math.log1p((n / m) * math.expm1(eps_target))
-
-
-def subsample_kln11(eps_star, delta_star, m, n, eps):
-    """[BKN10, KLN+11] as restated in [BNSV15]: for eps <= 1 and ``n >= (m/eps)(3 + e^{2 eps*})``, sampling
-    m of n without replacement is ``(eps, 4 eps delta*/(3 + e^{2 eps*}))``-DP. Raises if the condition fails."""
-    eps = check_epsilon(eps)
-    if eps > 1:
-        raise ValueError("eps must be <= 1 for the KLN+11 subsampling lemma")
-    if n < (m / eps) * (3 + math.exp(2 * eps_star)):
-        raise ValueError("n too small for the KLN+11 subsampling lemma: need n >= (m/eps)(3 + e^{2 eps*})")
-    return eps, 4 * eps * delta_star / (3 + math.exp(2 * eps_star))
-
-
-def subsample_wr_bnsv15(eps_star, delta_star, m, n):
-    """[BNSV15] with replacement: for eps* <= 1 and n >= 2m, sampling m of n rows with replacement gives
-    ``(6 eps* m/n, exp(6 eps* m/n) (4m/n) delta*)``."""
-    if eps_star > 1:
-        raise ValueError("eps_star must be <= 1 for the BNSV15 lemma")
-    if n < 2 * m:
-        raise ValueError("the BNSV15 lemma needs n >= 2m")
-    e = 6 * eps_star * m / n
-    return e, math.exp(e) * (4 * m / n) * delta_star
-
-
-def zcdp_to_dp(rho, delta):
-    """rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every delta > 0 [BS16]."""
-    rho = float(rho)
-    if not (math.isfinite(rho) and rho >= 0):
-        raise ValueError(f"rho must be finite and >= 0, got {rho!r}")
-    delta = check_delta(delta)
-    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
-
-
-def dp_to_zcdp(eps):
-    """eps-DP (pure) implies ``eps^2 / 2``-zCDP [BS16]."""
-    return check_epsilon(eps) ** 2 / 2
-
-
-def gaussian_zcdp(l2_sensitivity, sigma):
-    """The Gaussian mechanism with L2 sensitivity Δ and noise σ is ``Δ² / (2σ²)``-zCDP [BS16]."""
-    return float(l2_sensitivity) ** 2 / (2 * float(sigma) ** 2)
+    Examples
+    --------
+    >>> canonical_order([[2.0, 0.0], [1.0, 5.0]]).tolist()
+    [[1.0, 5.0], [2.0, 0.0]]
+    """
+    C = check_data(C, "C")
+    return C[np.lexsort(C.T[::-1])]
 
 
 def _split_composition(eps_total, delta_total, n_calls, composition="auto"):
-    """Per-call (eps_c, delta_c) for ``n_calls`` adaptive calls within (eps_total, delta_total), and the
-    composition used. ``basic``: (eps/n, delta/n). ``advanced`` [DRV10]: delta' = delta/2, delta_c = delta/(2n),
-    eps_c from :func:`advanced_composition_inverse`. ``auto`` takes the larger eps_c (spec §2.0 tip)."""
+    """Per-call ``(eps_c, delta_c)`` for ``n_calls`` adaptive calls within (eps_total, delta_total), and the
+    composition used. ``basic``: (eps/n, delta/n). ``advanced`` (Dwork, Rothblum & Vadhan 2010): delta' =
+    delta/2, delta_c = delta/(2n), eps_c from :func:`~dpclust_core.accounting.advanced_composition_inverse`.
+    ``auto`` takes the larger eps_c."""
+    check_options(composition, "composition", ("auto", "basic", "advanced"))
     basic = (eps_total / n_calls, delta_total / n_calls, "basic")
-    if composition == "basic" or delta_total <= 0 or n_calls == 1:
-        if composition == "advanced" and delta_total <= 0:
-            raise ValueError("advanced composition needs delta > 0")
+    if composition == "basic" or n_calls == 1:
+        return basic
+    if delta_total <= 0:
+        if composition == "advanced":
+            raise ValueError("composition='advanced' needs delta > 0")
         return basic
     adv = (advanced_composition_inverse(eps_total, n_calls, delta_total / 2), delta_total / (2 * n_calls),
            "advanced")
     if composition == "advanced":
         return adv
-    if composition != "auto":
-        raise ValueError(f"composition must be 'auto', 'basic' or 'advanced', got {composition!r}")
     return adv if adv[0] > basic[0] else basic
 
 
-def _record_composed(ledger, scratch, how, eps_total, delta_total, name):
-    """Copy ``scratch`` into ``ledger``: entry by entry under basic composition, or as one composed entry."""
+def _composed(ledger, how, name, delta_prime):
+    """The ledger context of ``n_calls`` releases composed as ``how`` ("basic" or "advanced")."""
     if ledger is None:
-        return
-    if how == "basic":
-        ledger.extend(scratch, prefix=name + ": ")
-    else:
-        ledger.record(f"{name}: advanced composition of {len(scratch)} releases", eps_total, delta_total)
+        return _nothing()
+    if how == "advanced":
+        return ledger.advanced(f"{name} (advanced composition)", delta_prime)
+    return ledger.group(name)
 
 
 # =====================================================================================================
-# 1-D primitives (spec §2.0, App. A.1.2–A.1.3)
+# 1-D primitives (App. A.1.2–A.1.3)
 # =====================================================================================================
 def _grid(low, high, resolution):
-    low, high = float(low), float(high)
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise ValueError(f"low/high must be finite with low < high, got ({low}, {high})")
-    xi = _check_pos(resolution, "resolution")
-    n_grid = int(math.ceil((high - low) / xi))
-    return low, high, xi, n_grid
+    low = check_real(low, "low")
+    high = check_real(high, "high")
+    if not low < high:
+        raise ValueError(f"low must be < high, got low={low}, high={high}")
+    xi = _positive(resolution, "resolution")
+    width = high - low
+    if not math.isfinite(width) or width / xi >= _GRID_LIMIT:
+        raise ValueError(f"resolution={xi} is too fine for [low, high] = [{low}, {high}]: the grid would have more "
+                         f"than 2^52 points")
+    return low, high, xi, int(math.ceil(width / xi))
+
+
+def _check_1d(x, name="x"):
+    return check_data(x, name, ndim=1, allow_empty=True)
 
 
 def _ip_quality_pieces(x, low, xi, n_grid):
     """Piecewise-constant quality of the interior point: pieces [start, end) of grid indices and q on each.
 
-    ``q(S, z_j) = min(#{x : floor_G(x) <= z_j}, #{x : ceil_G(x) >= z_j})`` [R]; sensitivity 1 under replace
+    ``q(S, z_j) = min(#{x : floor_G(x) <= z_j}, #{x : ceil_G(x) >= z_j})``; sensitivity 1 under replace
     and add/remove. Breakpoints are the floor indices and (ceil index + 1)."""
-    u = (np.asarray(x, dtype=float) - low) / xi
+    u = (x - low) / xi
     f = np.clip(np.floor(u), 0, n_grid).astype(np.int64)
     c = np.clip(np.ceil(u), 0, n_grid).astype(np.int64)
     fs, cs = np.sort(f), np.sort(c)
@@ -271,313 +200,481 @@ def _ip_quality_pieces(x, low, xi, n_grid):
     return starts, ends, np.minimum(left, right)
 
 
-def interior_point_quality(x, z, low, high, resolution):
-    """The interior-point quality q(S, z) at grid points ``z`` (for tests and figures; not private)."""
-    low, high, xi, n_grid = _grid(low, high, resolution)
-    x = np.clip(np.asarray(x, dtype=float).ravel(), low, high)
+def interior_point_quality(x, z, low: float, high: float, resolution: float) -> np.ndarray:
+    """The interior-point quality ``q(S, z)`` at grid points ``z`` (for tests and figures; not private).
+
+    ``q(S, z) = min(#{x : floor_G(x) <= z}, #{x : ceil_G(x) >= z})`` on the grid ``G = low + resolution·Z``;
+    ``z`` is rounded to the nearest grid point. O((n + len(z)) log n).
+
+    Examples
+    --------
+    >>> interior_point_quality([0.1, 0.5, 0.9], [0.0, 0.5, 1.0], 0.0, 1.0, 0.1).tolist()
+    [0, 2, 0]
+    """
+    low, high, xi, _ = _grid(low, high, resolution)
+    x = np.clip(_check_1d(x), low, high)
+    zz = _check_1d(z, "z")
     u = (x - low) / xi
-    f = np.floor(u)
-    c = np.ceil(u)
-    j = np.round((np.atleast_1d(np.asarray(z, dtype=float)) - low) / xi)
-    left = (f[None, :] <= j[:, None]).sum(axis=1)
-    right = (c[None, :] >= j[:, None]).sum(axis=1)
+    fs, cs = np.sort(np.floor(u)), np.sort(np.ceil(u))
+    j = np.round((zz - low) / xi)
+    left = np.searchsorted(fs, j, side="right")
+    right = u.size - np.searchsorted(cs, j, side="left")
     return np.minimum(left, right)
 
 
-def private_interior_point(x, epsilon, low, high, resolution, rng=None, *, size=None, ledger=None,
-                           name="interior point"):
-    """Private interior point in 1-D (paper App. A.1.2; spec §2.0 "IP") — epsilon-DP, add/remove or replace.
+def private_interior_point(x, epsilon: float, low: float, high: float, resolution: float, rng=None, *,
+                           size: int | None = None, ledger=None, name: str = "interior point"):
+    """Private interior point in 1-D (paper App. A.1.2) — epsilon-DP under add/remove and replace.
 
-    The exponential mechanism over the grid ``G = {low + j*resolution : j = 0..N}``, ``N = ceil((high-low)/resolution)``,
-    with quality ``q(S, z) = min(#{x : floor_G(x) <= z}, #{x : ceil_G(x) >= z})`` (sensitivity 1) and
-    weights ``exp(epsilon q / 2)`` [R: the exact form of q is a reconstruction]. The grid is never enumerated:
-    q is constant between breakpoints, each piece is weighted by its number of grid points (log space),
-    then a grid point is drawn uniformly inside the chosen piece. O(n log n).
+    The exponential mechanism over the grid ``G = {low + j·resolution : j = 0..N}``,
+    ``N = ceil((high - low)/resolution)``, with quality ``q(S, z) = min(#{x : floor_G(x) <= z},
+    #{x : ceil_G(x) >= z})`` (sensitivity 1) and weights ``exp(epsilon·q/2)``. The paper does not state q
+    exactly; this form has sensitivity 1 and its maximiser is the median. The grid is never enumerated: q is
+    constant between breakpoints, so each piece is weighted by its number of grid points
+    (:func:`~dpclust_core.mechanisms.exponential_mechanism_intervals`) and a grid point is drawn uniformly
+    inside the chosen piece. O(n log n).
 
-    Utility [R]: if ``len(x) >= (4/epsilon) ln((N+1)/beta) + 2`` then with probability 1-beta the output
-    lies in ``[min x - resolution, max x + resolution]``. With fewer points the output is close to uniform
-    noise on [low, high] (the practical bottleneck of PrivatekAverages, paper §7).
+    Utility: if ``len(x) >= (4/epsilon) ln((N+1)/beta) + 2`` then with probability 1 - beta the output lies
+    in ``[min x - resolution, max x + resolution]``. With fewer points it is close to uniform on [low, high]
+    (the practical bottleneck of PrivatekAverages, paper §7).
 
     Parameters
     ----------
     x : array_like, 1-D
         The data; values outside ``[low, high]`` are clipped to it (public domain). May be empty.
     epsilon : float
-    low, high, resolution : float
-        Public domain and grid step (the paper's a, a+Λ and ξ).
+        Budget of one draw.
+    low, high : float
+        The public domain (the paper's a and a + Λ).
+    resolution : float
+        Grid step ξ.
+    rng : None, int or numpy.random.Generator
     size : int, optional
         Draw this many independent outputs (audits, figures); the ledger is charged ``size * epsilon``.
+    ledger : PrivacyLedger, optional
+    name : str
+        The ledger entry's name.
 
     Returns
     -------
     float, or ndarray of shape (size,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = private_interior_point(np.linspace(0.4, 0.6, 200), 1.0, 0.0, 1.0, 1e-3, rng=0)
+    >>> 0.3 < z < 0.7
+    True
     """
     eps = check_epsilon(epsilon)
     low, high, xi, n_grid = _grid(low, high, resolution)
-    x = np.asarray(x, dtype=float).ravel()
-    if x.size and not np.all(np.isfinite(x)):
-        raise ValueError("x contains NaN or infinite values")
-    rng = check_rng(rng)
-    x = np.clip(x, low, high)
-    starts, ends, q = _ip_quality_pieces(x, low, xi, n_grid)
-    logw = np.log((ends - starts).astype(float)) + eps * q / 2.0
-    n_draw = 1 if size is None else check_positive_int(size, "size")
-    piece = np.argmax(logw[None, :] + rng.gumbel(size=(n_draw, logw.size)), axis=1)
-    j = starts[piece] + np.floor(rng.random(n_draw) * (ends[piece] - starts[piece])).astype(np.int64)
+    if size is not None:
+        check_int(size, "size", 1, MAX_ALLOCATION)
+    check_ledger(ledger)
+    x = _check_1d(x)
+    rng = check_rng(rng, "rng")
+    return _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name)
+
+
+def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
+    starts, ends, q = _ip_quality_pieces(np.clip(x, low, high), low, xi, n_grid)
+    counts = ends - starts
+    i, u = exponential_mechanism_intervals(q.astype(float), counts.astype(float), 1.0, eps, rng, size=size,
+                                           ledger=ledger, name=name)
+    j = starts[i] + np.minimum(np.floor(u * counts[i]).astype(np.int64), counts[i] - 1)
     out = np.minimum(low + j * xi, high)
-    _record(ledger, name if size is None else f"{name} (x{n_draw})", eps * n_draw, 0.0, 1.0)
-    return float(out[0]) if size is None else out
+    return float(out) if size is None else out
 
 
-def private_bounding_segment(x, t, epsilon, low, high, resolution, rng=None, *, ledger=None,
-                             name="bounding segment"):
-    """BoundingSegment (paper App. A.1.2; spec §2.0) — epsilon-DP under add/remove and replace.
+def private_bounding_segment(x, t: int, epsilon: float, low: float, high: float, resolution: float, rng=None, *,
+                             ledger=None, name: str = "bounding segment") -> tuple[float, float]:
+    """BoundingSegment (paper App. A.1.2) — epsilon-DP under add/remove and replace.
 
     ``z_L = IP(t smallest points, epsilon/2)``, ``z_R = IP(t largest points, epsilon/2)``, output
     ``[max(low, z_L - resolution), min(high, z_R + resolution)]`` (sorted, so always z1 <= z2). Adding,
     removing or replacing one point changes each of the two t-sets by at most one element.
 
-    Utility [R]: if ``t >= (8/epsilon) ln(2(N+1)/beta) + 2`` and ``len(x) >= 2t``, with probability 1-beta all but
-    at most 2t points lie in the segment, whose length is at most ``max x - min x + 4 resolution``.
+    Utility: if ``t >= (8/epsilon) ln(2(N+1)/beta) + 2`` and ``len(x) >= 2t``, with probability 1 - beta all
+    but at most 2t points lie in the segment, whose length is at most ``max x - min x + 4 resolution``.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+    t : int
+        How many extreme points each interior point sees.
+    epsilon : float
+    low, high, resolution : float
+        Public domain and grid step.
+    rng, ledger, name
+        As in :func:`private_interior_point`.
 
     Returns
     -------
     (z1, z2) : tuple of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z1, z2 = private_bounding_segment(np.linspace(0.4, 0.6, 400), 100, 2.0, 0.0, 1.0, 1e-3, rng=0)
+    >>> 0.3 < z1 <= z2 < 0.7
+    True
     """
     eps = check_epsilon(epsilon)
-    t = check_positive_int(t, "t")
-    low, high, xi, _ = _grid(low, high, resolution)
-    x = np.sort(np.clip(np.asarray(x, dtype=float).ravel(), low, high))
-    rng = check_rng(rng)
-    zl = private_interior_point(x[:t], eps / 2, low, high, xi, rng, ledger=ledger, name=name + " (left IP)")
-    zr = private_interior_point(x[-t:] if x.size else x, eps / 2, low, high, xi, rng, ledger=ledger,
-                                name=name + " (right IP)")
+    t = check_int(t, "t", 1)
+    low, high, xi, n_grid = _grid(low, high, resolution)
+    check_ledger(ledger)
+    x = _check_1d(x)
+    rng = check_rng(rng, "rng")
+    return _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name)
+
+
+def _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name):
+    x = np.sort(np.clip(x, low, high))
+    with _group(ledger, name):
+        zl = _interior_point(x[:t], eps / 2, low, high, xi, n_grid, rng, None, ledger, name + " (left IP)")
+        zr = _interior_point(x[-t:] if x.size else x, eps / 2, low, high, xi, n_grid, rng, None, ledger,
+                             name + " (right IP)")
     z1, z2 = max(low, zl - xi), min(high, zr + xi)
     return (min(z1, z2), max(z1, z2))
 
 
-def bounding_segment_t(epsilon, n_grid, beta):
-    """The t of PrivAvg1D step 1 [R]: ``ceil((16/epsilon) ln(4(N+1)/beta)) + 2``."""
-    return int(math.ceil((16.0 / epsilon) * math.log(4 * (n_grid + 1) / beta))) + 2
+def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
+    """The t of PrivAvg1D step 1: ``ceil((16/epsilon) ln(4(N+1)/beta)) + 2`` (N = ``n_grid``).
+
+    The paper does not state the constant; this one makes both interior points succeed with probability
+    1 - beta/2 each (the utility bound of :func:`private_interior_point` at epsilon/4).
+
+    Examples
+    --------
+    >>> bounding_segment_t(1.0, 1000, 0.05)
+    183
+    """
+    eps = check_epsilon(epsilon)
+    n_grid = check_int(n_grid, "n_grid", 1)
+    beta = _prob(beta, "beta")
+    t = (16.0 / eps) * math.log(4 * (n_grid + 1) / beta)
+    if not t < 2.0**62:
+        raise ValueError(f"epsilon={eps} is too small: the bounding segment would need t > 2^62 points")
+    return int(math.ceil(t)) + 2
 
 
-def private_average_1d(x, epsilon, delta, low, high, resolution, *, n_public=None, beta=0.05, rng=None,
-                       gaussian_method="analytic", ledger=None, name="PrivAvg1D"):
-    """PrivAvg1D (paper App. A.1.3; spec §2.0) — (epsilon, delta)-DP under add/remove and replace.
+def private_average_1d(x, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
+                       n_public: int | None = None, beta: float = 0.05, rng=None, ledger=None,
+                       name: str = "PrivAvg1D") -> float:
+    """PrivAvg1D (paper App. A.1.3) — (epsilon, delta)-DP under add/remove and replace.
 
-    1. ``t = ceil((16/eps) ln(4(N+1)/beta)) + 2`` [R]; ``[z1, z2] = BoundingSegment(x, t, eps/2)``.
+    1. ``t = ceil((16/eps) ln(4(N+1)/beta)) + 2``; ``[z1, z2] = BoundingSegment(x, t, eps/2)``.
     2. ``mu = (z1+z2)/2``, ``h = (z2-z1)/2``; clip every x to [z1, z2].
-    3. ``y = mu + (sum(clip(x) - mu) + N(0, sigma^2)) / n_public`` with sigma for L2 sensitivity ``2h``
-       (covers replace; add/remove needs only h) at (eps/2, delta).
-
-    ``gaussian_method="analytic"`` (Balle–Wang, default, valid for every eps) or ``"classic"``
-    (sqrt(2 ln(1.25/delta)) 2h/(eps/2), the spec's formula, needs eps/2 < 1).
+    3. ``y = mu + (sum(clip(x) - mu) + noise) / n_public`` with the Gaussian mechanism
+       (:func:`~dpclust_core.mechanisms.gaussian_mechanism`, discrete and floating-point safe) for L2
+       sensitivity ``2h`` (covers replace; add/remove needs only h) at (eps/2, delta).
 
     Parameters
     ----------
+    x : array_like, 1-D
+    epsilon, delta : float
+    low, high, resolution : float
+        Public domain and grid step of the interior points.
     n_public : int, optional
-        The public normaliser (spec pitfall 4). Default ``len(x)``, which is only private when the size of
-        ``x`` is itself public; pass the public n when it is not.
+        The public normaliser. Default ``len(x)``, which is only private when the size of ``x`` is itself
+        public (as inside the k-tuple algorithms, whose number of tuples is public); pass the public n otherwise.
+    beta : float
+        Failure probability used to size the bounding segment (utility only).
+    rng, ledger, name
+        As in :func:`private_interior_point`.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpclust_core import PrivacyLedger
+    >>> led = PrivacyLedger()
+    >>> y = private_average_1d(np.full(5000, 0.25), 1.0, 1e-6, -1, 1, 1e-3, rng=0, ledger=led)
+    >>> abs(y - 0.25) < 0.01, led.total()
+    (True, (1.0, 1e-06))
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _check_prob(beta, "beta")
+    beta = _prob(beta, "beta")
     low, high, xi, n_grid = _grid(low, high, resolution)
-    x = np.asarray(x, dtype=float).ravel()
-    if x.size and not np.all(np.isfinite(x)):
-        raise ValueError("x contains NaN or infinite values")
-    n_pub = x.size if n_public is None else check_positive_int(n_public, "n_public")
+    if n_public is not None:
+        check_int(n_public, "n_public", 1)
+    check_ledger(ledger)
+    x = _check_1d(x)
+    n_pub = x.size if n_public is None else int(n_public)
     if n_pub < 1:
-        raise ValueError("n_public must be >= 1 (x is empty and no public size was given)")
-    rng = check_rng(rng)
+        raise ValueError("x is empty: pass n_public (>= 1), the public number of points, to average an empty set")
+    rng = check_rng(rng, "rng")
     t = bounding_segment_t(eps, n_grid, beta)
-    z1, z2 = private_bounding_segment(x, t, eps / 2, low, high, xi, rng, ledger=ledger, name=name + " segment")
-    mu, h = (z1 + z2) / 2.0, (z2 - z1) / 2.0
-    s = float(np.sum(np.clip(x, z1, z2) - mu))
-    sigma = gaussian_sigma(2 * h, eps / 2, dl, method=gaussian_method) if h > 0 else 0.0
-    _record(ledger, name + " Gaussian sum", eps / 2, dl, 2 * h)
-    return float(mu + (s + rng.normal(0.0, sigma)) / n_pub)
+    return _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name)
+
+
+def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
+    with _group(ledger, name):
+        z1, z2 = _bounding_segment(x, t, eps / 2, low, high, xi, n_grid, rng, ledger, name + " segment")
+        mu, h = (z1 + z2) / 2.0, (z2 - z1) / 2.0
+        s = float(np.sum(np.clip(x, z1, z2) - mu))
+        noisy = gaussian_mechanism(s, 2 * h, eps / 2, dl, rng, l0_sensitivity=1, ledger=ledger,
+                                   name=name + " Gaussian sum")
+    return float(mu + noisy / n_pub)
 
 
 # =====================================================================================================
-# d-dimensional private average (spec §2.0 "PrivAvg (no JL)" and "PrivAvg with JL / random rotation")
+# d-dimensional private average (Prop. 2.2.6 / A.1.3, and the random-rotation variant of §4.3.2)
 # =====================================================================================================
-def random_rotation(d, rng=None):
-    """A Haar-random orthogonal d x d matrix (QR of a Gaussian matrix with the sign fix). Public randomness."""
-    d = check_positive_int(d, "d")
-    rng = check_rng(rng)
-    q, r = np.linalg.qr(rng.normal(size=(d, d)))
+def random_rotation(d: int, rng=None) -> np.ndarray:
+    """A Haar-random orthogonal d x d matrix (QR of a Gaussian matrix with the sign fix). Public randomness.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> U = random_rotation(3, rng=0)
+    >>> bool(np.allclose(U @ U.T, np.eye(3)))
+    True
+    """
+    d = check_int(d, "d", 1, 4096)
+    rng = check_rng(rng, "rng")
+    q, r = np.linalg.qr(rng.normal(size=(d, d)))  # not privacy noise: a data-independent random rotation
     return q * np.sign(np.diag(r))[None, :]
 
 
 def _project_to_ball(X, center, radius):
     Z = X - center[None, :]
-    nrm = np.linalg.norm(Z, axis=1)
+    nrm = np.sqrt(np.einsum("ij,ij->i", Z, Z))
     scale = np.minimum(1.0, radius / np.maximum(nrm, 1e-300))
     return Z * scale[:, None]
 
 
-def private_average(X, epsilon, delta, radius, center=None, *, resolution=None, rotate=True, n_public=None,
-                    beta=0.05, composition="auto", gaussian_method="analytic", rng=None, ledger=None,
-                    name="PrivAvg"):
+def private_average(X, epsilon: float, delta: float, radius: float, center=None, *, resolution: float | None = None,
+                    rotate: bool = True, n_public: int | None = None, beta: float = 0.05,
+                    composition: str = "auto", rng=None, ledger=None, name: str = "PrivAvg") -> np.ndarray:
     """d-dimensional private average on the public ball ``B(center, radius)`` — (epsilon, delta)-DP under
-    add/remove (and replace) of one point. Points outside the ball are projected onto it (clipped).
+    add/remove (and replace) of one point. Points outside the ball are projected onto it.
 
-    ``rotate=False`` — the paper's Prop 2.2.6 / A.1.3 (no JL) [S skeleton, R split]: PrivAvg1D on each
-    coordinate over ``[c_j - radius, c_j + radius]`` at (eps_c, delta_c), composed over d coordinates by basic
-    (eps/d, delta/d) or advanced composition (delta' = delta/2, delta_c = delta/(2d)), whichever gives the
-    larger eps_c (``composition="auto"``; spec §2.0 tip).
+    ``rotate=False`` — the paper's coordinate-wise average (Prop. 2.2.6 / A.1.3, no JL): PrivAvg1D on each
+    coordinate over ``[c_j - radius, c_j + radius]`` at (eps_c, delta_c), composed over the d coordinates by
+    basic (eps/d, delta/d) or advanced composition (delta' = delta/2, delta_c = delta/(2d)), whichever gives
+    the larger eps_c (``composition="auto"``). The paper states advanced composition; basic is better whenever
+    d < 8 ln(2/delta).
 
-    ``rotate=True`` — the [NSV16] variant (§2.2.6, §4.3.2) as the spec's concrete reconstruction [R]:
-    rotate by a public Haar-random orthogonal U, run BoundingSegment on each rotated coordinate (total budget
-    eps/2, same composition rule), clip the rotated points to the resulting box, add ONE isotropic Gaussian to
-    the clipped sum with L2 sensitivity = the box diagonal at (eps/2, remaining delta), divide by n_public and
-    rotate back. On sets whose coordinates all spread as far as the radius (e.g. points on the axes) this is
-    about sqrt(d) more accurate (spec figure 5).
+    ``rotate=True`` — the [NSV16] variant (§2.2.6, §4.3.2): rotate by a public Haar-random orthogonal U, run
+    BoundingSegment on each rotated coordinate (total budget eps/2, same composition rule), clip the rotated
+    points to the resulting box, add ONE isotropic Gaussian to the clipped sum with L2 sensitivity = the box
+    diagonal at (eps/2, remaining delta), divide by n_public and rotate back. The paper describes this variant
+    only in words ("uses the JL transform ... saves a factor √d"); this is one concrete realisation.
 
     Parameters
     ----------
     X : array_like, shape (n, d)
         May have zero rows only if ``n_public`` is given.
+    epsilon, delta : float
     radius : float
         Public radius Λ of the domain ball.
     center : array_like of shape (d,), optional
         Public centre of the ball (default the origin).
     resolution : float, optional
         Grid step ξ = r_min of the interior points (default ``radius * 1e-4``).
+    rotate : bool
+        Use the random rotation (default).
     n_public : int, optional
         Public normaliser (default ``len(X)``; pass the public size when the size is private).
     beta : float
         Failure probability used to size the bounding segments (utility only, not privacy).
+    composition : {"auto", "basic", "advanced"}
+        How the per-coordinate releases compose.
+    rng, ledger, name
+        As in :func:`private_interior_point`.
 
     Returns
     -------
     ndarray, shape (d,)
         The private average, projected onto the domain ball (post-processing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpclust_core import PrivacyLedger
+    >>> X = np.random.default_rng(0).normal(1.0, 0.1, size=(5000, 2))
+    >>> led = PrivacyLedger()
+    >>> y = private_average(X, 1.0, 1e-6, radius=10.0, rng=0, ledger=led)
+    >>> bool(np.linalg.norm(y - 1.0) < 0.05), led.total()
+    (True, (1.0, 1e-06))
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    rad = _check_pos(radius, "radius")
-    beta = _check_prob(beta, "beta")
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D of shape (n, d), got shape {X.shape}")
+    rad = _positive(radius, "radius")
+    beta = _prob(beta, "beta")
+    rotate = check_bool(rotate, "rotate")
+    check_options(composition, "composition", ("auto", "basic", "advanced"))
+    xi = rad * 1e-4 if resolution is None else _positive(resolution, "resolution")
+    if n_public is not None:
+        check_int(n_public, "n_public", 1)
+    check_ledger(ledger)
+    X = check_data(X, "X", allow_empty=True)
     d = X.shape[1]
-    if d < 1:
-        raise ValueError("X must have at least one feature")
-    if X.size and not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or infinite values")
-    c = np.zeros(d) if center is None else np.asarray(center, dtype=float).reshape(-1)
-    if c.shape != (d,) or not np.all(np.isfinite(c)):
-        raise ValueError(f"center must be a finite vector of length {d}")
-    xi = rad * 1e-4 if resolution is None else _check_pos(resolution, "resolution")
-    n_pub = X.shape[0] if n_public is None else check_positive_int(n_public, "n_public")
+    c = np.zeros(d) if center is None else _check_center(center, d)
+    n_pub = X.shape[0] if n_public is None else int(n_public)
     if n_pub < 1:
-        raise ValueError("n_public must be given when X is empty")
-    rng = check_rng(rng)
+        raise ValueError("X is empty: pass n_public (>= 1), the public number of points, to average an empty set")
+    _grid(-rad, rad, xi)
+    rng = check_rng(rng, "rng")
+    return _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, rng, ledger, name)
+
+
+def _vector(v, name, length):
+    """A finite real vector of the given length (refusing strings, bools, complex numbers, NaN)."""
+    arr = check_data(v, name, ndim=1)
+    if arr.shape != (length,):
+        raise ValueError(f"{name} must be a vector of length {length}, got shape {arr.shape}")
+    return arr
+
+
+def _check_center(center, d, name="center"):
+    return _vector(center, name, d)
+
+
+def _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, rng, ledger, name):
+    d = X.shape[1]
     Z = _project_to_ball(X, c, rad)  # centred, inside B(0, rad)
-    scratch = PrivacyLedger()
+    n_grid = int(math.ceil(2 * rad / xi))
     if not rotate:
         eps_c, dl_c, how = _split_composition(eps, dl, d, composition)
-        y = np.array([private_average_1d(Z[:, j], eps_c, dl_c, -rad, rad, xi, n_public=n_pub, beta=beta / d,
-                                         rng=rng, gaussian_method=gaussian_method, ledger=scratch,
-                                         name=f"coord {j}") for j in range(d)])
-        _record_composed(ledger, scratch, how, eps, dl, name)
+        t = bounding_segment_t(eps_c, n_grid, beta / d)
+        with _composed(ledger, how, name, dl / 2):
+            y = np.array([_average_1d(Z[:, j], eps_c, dl_c, -rad, rad, xi, n_grid, n_pub, t, rng, ledger,
+                                      f"{name}: coord {j}") for j in range(d)])
         return c + _project_to_ball(y[None, :], np.zeros(d), rad)[0]  # post-processing: stay in the domain
     U = random_rotation(d, rng)
     W = Z @ U.T
     # the pure segment stage may borrow delta/2 (as delta') for advanced composition
     eps_c, _, how = _split_composition(eps / 2, dl / 2, d, composition) if d > 1 else (eps / 2, 0.0, "basic")
     dl_seg = dl / 2 if how == "advanced" else 0.0
-    n_grid = int(math.ceil(2 * rad / xi))
-    t = bounding_segment_t(2 * eps_c, n_grid, beta / d)  # segment gets 2*eps_c/2 per IP pair, as in PrivAvg1D
+    t = bounding_segment_t(2 * eps_c, n_grid, beta / d)  # each segment gets 2*eps_c/2 per IP pair, as in PrivAvg1D
     lo = np.empty(d)
     hi = np.empty(d)
-    for j in range(d):
-        lo[j], hi[j] = private_bounding_segment(W[:, j], t, eps_c, -rad, rad, xi, rng, ledger=scratch,
-                                                name=f"rotated coord {j} segment")
-    if how == "basic":
-        _record_composed(ledger, scratch, "basic", eps / 2, 0.0, name)
-    else:
-        _record(ledger, f"{name}: advanced composition of {d} bounding segments", eps / 2, dl_seg)
+    with _composed(ledger, how, f"{name}: bounding segments of the rotated coordinates", dl / 2):
+        for j in range(d):  # a loop over the d coordinates
+            lo[j], hi[j] = _bounding_segment(W[:, j], t, eps_c, -rad, rad, xi, n_grid, rng, ledger,
+                                             f"{name}: rotated coord {j} segment")
     mid = (lo + hi) / 2
     Wc = np.clip(W, lo, hi) - mid[None, :]
     sens = float(np.linalg.norm(hi - lo))  # covers replace; add/remove needs only half
-    dl_g = dl - dl_seg
-    sigma = gaussian_sigma(sens, eps / 2, dl_g, method=gaussian_method) if sens > 0 else 0.0
-    _record(ledger, f"{name}: Gaussian on the clipped rotated sum", eps / 2, dl_g, sens)
-    y = mid + (Wc.sum(axis=0) + rng.normal(0.0, sigma, size=d)) / n_pub
+    noisy = gaussian_mechanism(Wc.sum(axis=0), sens, eps / 2, dl - dl_seg, rng, l0_sensitivity=d, ledger=ledger,
+                               name=f"{name}: Gaussian on the clipped rotated sum")
+    y = mid + noisy / n_pub
     return c + _project_to_ball((U.T @ y)[None, :], np.zeros(d), rad)[0]  # post-processing: stay in the domain
 
 
 # =====================================================================================================
-# k-tuple clustering: partitions and the niceness statistic (spec §1.2, §2.1)
+# k-tuple clustering: partitions and the niceness statistic (§1.2, Alg. 4.1)
 # =====================================================================================================
-def _check_tuples(T, name="T", n_clusters=None, finite=True):
-    shape = np.shape(T)
+def _tuple_shape(T, n_clusters=None, name="T"):
+    """The public shape ``(n, k, d)`` of a tuple set, read without touching its values."""
+    if isinstance(T, (str, bytes)):
+        raise BadTypeError(f"{name} must be an array of shape (n_tuples, k, d), got a string")
+    shape = tuple(np.shape(T))
     if len(shape) != 3:
         raise ValueError(f"{name} must have shape (n_tuples, k, d), got shape {shape}")
-    if n_clusters is not None and shape[1] != n_clusters:
-        raise ValueError(f"{name} has tuples of size {shape[1]}, expected n_clusters={n_clusters}")
     if shape[0] < 1 or shape[1] < 1 or shape[2] < 1:
         raise ValueError(f"{name} is empty (shape {shape})")
-    if not finite:
-        return shape
-    arr = np.asarray(T, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    if n_clusters is not None and shape[1] != n_clusters:
+        raise ValueError(f"{name} has tuples of size {shape[1]}, expected n_clusters={n_clusters}")
+    return shape
 
 
-def tuple_separation(X):
-    """``D_i(X) = min_{j != i} ||x_i - x_j||`` for one tuple X of shape (k, d) (inf when k = 1)."""
-    X = np.asarray(X, dtype=float)
-    dist = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
-    np.fill_diagonal(dist, np.inf)
-    return dist.min(axis=1)
+def _check_tuples(T, name="T", n_clusters=None):
+    _tuple_shape(T, n_clusters, name)
+    return check_data(T, name, ndim=3)
 
 
-def partitioned_by(T, centers, radii):
+def tuple_separation(X) -> np.ndarray:
+    """``D_i(X) = min_{j != i} ||x_i - x_j||`` for one tuple X of shape (k, d) (inf when k = 1).
+
+    Examples
+    --------
+    >>> tuple_separation([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]).tolist()
+    [1.0, 4.242640687119285, 1.0]
+    """
+    X = check_data(X, "X")
+    return _separation(X)
+
+
+def _separation(X):
+    d2 = _kernels.sq_distances(X, X)
+    np.fill_diagonal(d2, np.inf)
+    return np.sqrt(d2.min(axis=1))
+
+
+def partitioned_by(T, centers, radii) -> np.ndarray:
     """Whether each tuple of ``T`` (n, k, d) is partitioned by the balls ``B(centers[i], radii[i])``:
-    exactly one of its points in every (closed) ball (spec §1.2). Returns a bool array of shape (n,).
+    exactly one of its points in every (closed) ball (§1.2). Returns a bool array of shape (n,).
 
     With Γ-far balls (Γ > 2) the balls are disjoint, so "one point per ball" for all k balls is the whole test.
-    Each tuple's verdict depends on that tuple only, which is what gives q_X its sensitivity 1."""
-    T = np.asarray(T, dtype=float)
-    C = np.asarray(centers, dtype=float)
-    r = np.asarray(radii, dtype=float)
+    Each tuple's verdict depends on that tuple only, which is what gives q_X its sensitivity 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.array([[[0.0, 0.0], [10.0, 0.0]], [[0.0, 0.0], [0.5, 0.0]]])
+    >>> partitioned_by(T, [[0.0, 0.0], [10.0, 0.0]], [1.0, 1.0]).tolist()
+    [True, False]
+    """
+    T = _check_tuples(T)
+    C = check_data(centers, "centers", n_features=T.shape[2])
+    r = _vector(radii, "radii", C.shape[0])
+    if np.any(r < 0):
+        raise ValueError("radii must be non-negative")
     # squared distances (n, k_points, k_balls) without an (n, k, k, d) intermediate
     d2 = (T * T).sum(axis=2)[:, :, None] - 2.0 * np.einsum("npd,bd->npb", T, C) + (C * C).sum(axis=1)[None, None, :]
-    d2 = np.maximum(d2, 0.0)
-    inside = d2 <= (r * r)[None, None, :] * (1 + 1e-12)
+    inside = np.maximum(d2, 0.0) <= (r * r)[None, None, :] * (1 + 1e-12)
     return np.all(inside.sum(axis=1) == 1, axis=1)
 
 
-def close_tuple_counts(T, candidates, gamma):
+def close_tuple_counts(T, candidates, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """The statistic of TestCloseTuples (Alg. 4.1 step (b)): for every candidate tuple X, ``q_X`` = the number
     of tuples of ``T`` partitioned by ``B^X = {B(x_i, D_i(X)/gamma)}``. Also returns ``valid_X = min_i D_i(X) > 0``
-    (a tuple with duplicate points can never be selected, pitfall 6).
+    (a tuple with duplicate points can never be selected).
 
-    Sensitivity: replacing one tuple of T changes every q_X by at most 1 (tests check this).
+    Sensitivity: replacing one tuple of T changes every q_X by at most 1.
+
+    Parameters
+    ----------
+    T : array_like, shape (n, k, d)
+    candidates : array_like, shape (c, k, d) or (k, d)
+    gamma : float
+        Γ > 0, the far-ness of the balls.
 
     Returns
     -------
     q : ndarray of int, shape (n_candidates,)
     valid : ndarray of bool, shape (n_candidates,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.array([[[0.0, 0.0], [10.0, 0.0]], [[0.1, 0.0], [10.0, 0.1]], [[0.0, 0.0], [0.5, 0.0]]])
+    >>> q, valid = close_tuple_counts(T, T[0], 10.0)
+    >>> q.tolist(), valid.tolist()
+    ([2], [True])
     """
-    T = np.asarray(T, dtype=float)
-    Cand = np.asarray(candidates, dtype=float)
-    if Cand.ndim == 2:
-        Cand = Cand[None]
+    gamma = _positive(gamma, "gamma")
+    T = _check_tuples(T)
+    shape = np.shape(candidates) if not isinstance(candidates, (str, bytes)) else ()
+    if len(shape) == 2:
+        Cand = check_data(candidates, "candidates")[None]
+    else:
+        Cand = _check_tuples(candidates, "candidates")
+    if Cand.shape[1:] != T.shape[1:]:
+        raise ValueError(f"candidates must be tuples of shape {T.shape[1:]}, got {Cand.shape[1:]}")
+    return _close_tuple_counts(T, Cand, gamma)
+
+
+def _close_tuple_counts(T, Cand, gamma):
     n, k, _ = T.shape
-    dist = np.linalg.norm(Cand[:, :, None, :] - Cand[:, None, :, :], axis=3)  # (c, k, k)
-    idx = np.arange(k)
-    dist[:, idx, idx] = np.inf
-    D = dist.min(axis=2)  # (c, k): D_i(X) for every candidate
+    D = np.stack([_separation(X) for X in Cand]) if k > 1 else np.full((Cand.shape[0], 1), np.inf)
     valid = np.all(D > 0, axis=1)
     r2 = (D / gamma) ** 2
     tn = (T * T).sum(axis=2)  # (n, k)
@@ -594,61 +691,122 @@ def close_tuple_counts(T, candidates, gamma):
 
 
 # =====================================================================================================
-# GoodCenters: the private niceness test (spec §2.1–§2.3)
+# GoodCenters: the private niceness test (Alg. 4.2)
 # =====================================================================================================
-def good_centers_params(n, epsilon, delta, beta):
-    """Public parameters of GoodCenters(T, epsilon, delta, beta) for n tuples [R] (spec §2.2):
+def good_centers_params(n: int, epsilon: float, delta: float, beta: float) -> dict:
+    """Public parameters of GoodCenters(T, epsilon, delta, beta) for n tuples (Alg. 4.2).
 
     * ``m`` = smallest integer >= 1 with ``m >= ln(2/(beta delta)) / eps2(m)``, where
       ``eps2(m) = ln(1 + (n/m)(e^{epsilon/2} - 1))`` is the budget the sampled pass-sum may use so that sampling
-      m of n (BBG18, without replacement) gives epsilon/2;
+      m of n (Balle, Barthe & Gaboardi 2018, without replacement) gives epsilon/2;
     * ``eps1 = (epsilon/2)/m`` (each of the m noisy counts);
     * ``ell = ceil((1/eps1) ln(2 m^2/(beta delta)))`` — the near-partition slack that Success certifies.
 
-    The paper's m, ell definitions and numbers are [U]; these are the spec's reconstruction. Depends on public
-    quantities only. Returns a dict with keys m, eps1, eps2, ell.
+    The paper's definitions of m and ell were lost with its formulas; these are reconstructions with the same
+    structure. ``m·eps2(m)`` increases with m, so m is found by bisection (O(log n), whatever epsilon).
+    Depends on public quantities only.
+
+    Returns
+    -------
+    dict with keys ``m``, ``eps1``, ``eps2``, ``ell``.
+
+    Examples
+    --------
+    >>> p = good_centers_params(1000, 0.5, 1e-6 / (2 * (1 + 2.718281828459045)), 0.05)
+    >>> p["m"], p["ell"]
+    (5, 455)
     """
-    n = check_positive_int(n, "n")
+    n = check_int(n, "n", 1, MAX_TUPLES)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _check_prob(beta, "beta")
+    beta = _prob(beta, "beta")
+    return _good_centers_params(n, eps, dl, beta)
+
+
+def _good_centers_params(n, eps, dl, beta):
     need = math.log(2 / (beta * dl))
-    m = 1
-    while True:
-        if m > n:
-            raise ValueError(f"n={n} tuples is too small for GoodCenters at epsilon={eps}, delta={dl}, beta={beta}")
-        eps2 = subsample_wor_inverse(eps / 2, m, n)
-        if m >= need / eps2:
-            break
-        m += 1
+    c = math.expm1(eps / 2)
+
+    def ok(m):
+        return m * math.log1p((n / m) * c) >= need
+
+    if not ok(n):
+        raise ValueError(f"n_tuples={n} is too small for GoodCenters at epsilon={eps}, delta={dl}, beta={beta} "
+                         f"(the sampled pass-sum cannot reach its threshold)")
+    lo, hi = 0, n  # ok(hi) holds; find the smallest m with ok(m)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    m = hi
+    eps2 = math.log1p((n / m) * c)
     eps1 = (eps / 2) / m
-    ell = int(math.ceil(math.log(2 * m * m / (beta * dl)) / eps1))
-    return {"m": m, "eps1": eps1, "eps2": eps2, "ell": ell}
+    ell = math.log(2 * m * m / (beta * dl)) / eps1 if eps1 > 0 else math.inf
+    if not ell < 2.0**62:
+        raise ValueError(f"epsilon={eps} is too small for GoodCenters: its slack ell would exceed 2^62 tuples")
+    return {"m": m, "eps1": eps1, "eps2": eps2, "ell": int(math.ceil(ell))}
 
 
-def _status_from_counts(q, valid, n, eps1, eps2, beta, rng):
+def _good_centers_run(T, eps, dl, beta, gamma, prm, rng, ledger, name):
+    """GoodCenters on checked input: returns ``(status, selected tuple or None)``; the noisy releases are
+    recorded by the mechanisms (q̂: eps/2; ŝ: eps2, charged eps/2 by the subsampling rule)."""
+    n = T.shape[0]
+    m = prm["m"]
+    idx = rng.choice(n, size=m, replace=False)
+    q, valid = _close_tuple_counts(T, T[idx], gamma)
+    status, first = _test_close_tuples(q[None], valid[None], n, m, eps, prm["eps2"], beta, rng, ledger, name)
+    ok = bool(status[0]) and bool(first[0] >= 0)
+    return ok, (T[idx[first[0]]].copy() if ok else None)
+
+
+def _test_close_tuples(q, valid, n, m, eps, eps2, beta, rng, ledger, name):
     """TestCloseTuples steps (c)-(d) and the status, vectorised over runs: ``q``/``valid`` of shape (runs, m).
-    Returns (status (runs,), index of the first passing candidate or -1 (runs,))."""
-    runs, m = q.shape
-    q_hat = q + rng.laplace(0.0, 1.0 / eps1, size=q.shape)
+
+    ``q̂ = q + Lap(m/(eps/2))`` (the m counts have sensitivity 1 each: L1 sensitivity m); ``pass_X = [q̂_X >=
+    n - ln(2m/beta)/eps1]``; ``ŝ = Σ pass_X + Lap(1/eps2)``, a sum over a uniform sample of m of the n tuples
+    (amplification by subsampling gives eps/2). Returns (status (runs,), first passing candidate or -1)."""
+    eps1 = (eps / 2) / m
+    q_hat = laplace_mechanism(q.astype(float), float(m), eps / 2, rng, l0_sensitivity=m, ledger=ledger,
+                              name=f"{name}: q̂_X, {m} Laplace counts")
     passed = (q_hat >= n - math.log(2 * m / beta) / eps1) & valid
-    s_hat = passed.sum(axis=1) + rng.laplace(0.0, 1.0 / eps2, size=runs)
+    s = passed.sum(axis=1).astype(float)
+    ctx = _nothing() if ledger is None else ledger.subsampled(
+        f"{name}: pass-sum over a sample of {m} of {n} tuples (amplified by subsampling)", m, n)
+    with ctx:
+        s_hat = laplace_mechanism(s, 1.0, eps2, rng, l0_sensitivity=1, ledger=ledger, name=f"{name}: ŝ pass-sum")
     status = s_hat >= m - math.log(2 / beta) / eps2
     first = np.where(passed.any(axis=1), np.argmax(passed, axis=1), -1)
     return status, first
 
 
-def good_centers(T, epsilon, delta, beta, gamma, rng=None, *, ledger=None, name="GoodCenters"):
-    """GoodCenters (paper Alg. 4.2; spec §2.2) — the private niceness test. The status is epsilon-DP (pure)
-    w.r.t. replacing one tuple of T (n public).
+def _check_gamma_far(gamma):
+    gamma = _positive(gamma, "gamma")
+    if gamma <= 2:
+        raise ValueError(f"gamma must be > 2 (the balls must be disjoint), got {gamma}")
+    return gamma
+
+
+def good_centers(T, epsilon: float, delta: float, beta: float, gamma: float, rng=None, *, ledger=None,
+                 name: str = "GoodCenters"):
+    """GoodCenters (paper Alg. 4.2) — the private niceness test. The status is epsilon-DP (pure) w.r.t.
+    replacing one tuple of T (n public).
 
     1. ``(m, eps1, eps2, ell) = good_centers_params(n, epsilon, delta, beta)``;
     2. ``T'`` = m tuples sampled from T without replacement (random order);
-    3. TestCloseTuples (Alg. 4.1) [R thresholds]: ``q_X = #{Y in T : Y partitioned by B^X}``,
-       ``q̂_X = q_X + Lap(1/eps1)``, ``pass_X = [q̂_X >= n - ln(2m/beta)/eps1]``, ``s = Σ pass_X``,
-       ``ŝ = s + Lap(1/eps2)``, Success iff ``ŝ >= m - ln(2/beta)/eps2``.
+    3. TestCloseTuples (Alg. 4.1): ``q_X = #{Y in T : Y partitioned by B^X}``, ``q̂_X = q_X + Lap(1/eps1)``,
+       ``pass_X = [q̂_X >= n - ln(2m/beta)/eps1]``, ``s = Σ pass_X``, ``ŝ = s + Lap(1/eps2)``, Success iff
+       ``ŝ >= m - ln(2/beta)/eps2``. The thresholds are reconstructions (the paper's were lost).
 
-    Ledger: "q̂ (m Laplace counts)" costs m*eps1 = epsilon/2; "ŝ (amplified by sampling)" costs epsilon/2.
+    Ledger (written by the mechanisms): "q̂ (m Laplace counts)" costs epsilon/2; "ŝ" costs eps2 on the
+    sample, charged epsilon/2 by the subsampling rule (:meth:`PrivacyLedger.subsampled`).
+
+    Parameters
+    ----------
+    T : array_like, shape (n, k, d)
+    epsilon, delta, beta : float
+    gamma : float
+        Γ > 2: the balls ``B(x_i, D_i(X)/Γ)`` are then disjoint.
+    rng, ledger, name
+        As in :func:`private_interior_point`.
 
     Returns
     -------
@@ -656,135 +814,256 @@ def good_centers(T, epsilon, delta, beta, gamma, rng=None, *, ledger=None, name=
         Private.
     selected : ndarray (k, d) or None
         **NOT private** — the first passing tuple X* of T' (its balls are B^{X*}). Only for use inside the
-        wrapper algorithms (Alg. 4.3, 4.4); never release it (pitfall 2). None on Failure or when no
-        candidate passed (treated as Failure, pitfall 12).
+        wrapper algorithms (Alg. 4.3, 4.4); never release it. None on Failure or when no candidate passed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.tile([[0.0, 0.0], [20.0, 0.0]], (300, 1, 1)) + np.random.default_rng(0).normal(0, 0.01, (300, 2, 2))
+    >>> ok, X = good_centers(T, 1.0, 1e-6, 0.05, 10.0, rng=1)
+    >>> ok, X.shape
+    (True, (2, 2))
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _check_prob(beta, "beta")
-    gamma = _check_pos(gamma, "gamma")
-    if gamma <= 2:
-        raise ValueError(f"gamma must be > 2 (the balls must be disjoint), got {gamma}")
-    shape = _check_tuples(T, finite=False)
-    prm = good_centers_params(shape[0], eps, dl, beta)
+    beta = _prob(beta, "beta")
+    gamma = _check_gamma_far(gamma)
+    check_ledger(ledger)
+    n = _tuple_shape(T)[0]
+    prm = good_centers_params(n, eps, dl, beta)
     T = _check_tuples(T)
-    rng = check_rng(rng)
-    n = T.shape[0]
-    idx = rng.choice(n, size=prm["m"], replace=False)
-    q, valid = close_tuple_counts(T, T[idx], gamma)
-    status, first = _status_from_counts(q[None], valid[None], n, prm["eps1"], prm["eps2"], beta, rng)
-    _record(ledger, f"{name}: q̂_X, {prm['m']} Laplace counts (basic composition)", eps / 2, 0.0, 1.0)
-    _record(ledger, f"{name}: ŝ pass-sum, Laplace amplified by sampling {prm['m']} of {n} (BBG18)", eps / 2, 0.0, 1.0)
-    ok = bool(status[0]) and first[0] >= 0
-    return ok, (T[idx[first[0]]].copy() if ok else None)
+    rng = check_rng(rng, "rng")
+    return _good_centers_run(T, eps, dl, beta, gamma, prm, rng, ledger, name)
 
 
-def good_centers_status_samples(T, epsilon, delta, beta, gamma, size, rng=None):
+def good_centers_status_samples(T, epsilon: float, delta: float, beta: float, gamma: float, size: int,
+                                rng=None) -> np.ndarray:
     """``size`` independent GoodCenters status bits on T in one vectorised call (for audits and figures).
 
-    Same code path as :func:`good_centers` (:func:`_status_from_counts`), with q_X precomputed for every
-    tuple of T as a candidate (O(n^2 k^2 d), so keep n moderate). Returns a float array of 0/1 of shape (size,).
+    The same code path as :func:`good_centers` (the same mechanisms and thresholds), with q_X precomputed for
+    every tuple of T as a candidate (O(n^2 k^2 d), so keep n moderate). Each bit is one epsilon-DP release;
+    nothing is recorded (this is a tool for audits). Returns a float array of 0/1 of shape (size,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.tile([[0.0, 0.0], [20.0, 0.0]], (300, 1, 1))
+    >>> float(good_centers_status_samples(T, 1.0, 1e-6, 0.05, 10.0, 200, rng=0).mean()) > 0.9
+    True
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _check_prob(beta, "beta")
-    gamma = _check_pos(gamma, "gamma")
-    if gamma <= 2:
-        raise ValueError(f"gamma must be > 2 (the balls must be disjoint), got {gamma}")
-    size = check_positive_int(size, "size")
-    T = _check_tuples(T)
-    rng = check_rng(rng)
-    n = T.shape[0]
+    beta = _prob(beta, "beta")
+    gamma = _check_gamma_far(gamma)
+    n = _tuple_shape(T)[0]
+    size = check_int(size, "size", 1, max(1, MAX_ALLOCATION // max(n, 1)))
     prm = good_centers_params(n, eps, dl, beta)
-    q_all, valid_all = close_tuple_counts(T, T, gamma)
+    T = _check_tuples(T)
+    rng = check_rng(rng, "rng")
+    q_all, valid_all = _close_tuple_counts(T, T, gamma)
     idx = np.argpartition(rng.random((size, n)), prm["m"] - 1, axis=1)[:, : prm["m"]]
-    status, _ = _status_from_counts(q_all[idx], valid_all[idx], n, prm["eps1"], prm["eps2"], beta, rng)
+    status, _ = _test_close_tuples(q_all[idx], valid_all[idx], n, prm["m"], eps, prm["eps2"], beta, rng, None,
+                                   "GoodCenters")
     return status.astype(float)
 
 
 # =====================================================================================================
 # PrivatekAverages (Alg. 4.3) and PrivatekNoisyCenters (Alg. 4.4)
 # =====================================================================================================
-def private_kaverages_params(n, n_clusters, epsilon, delta, beta=0.05):
-    """Public parameters of PrivatekAverages [R] (spec §2.4): GoodCenters at (eps/2, delta_s, beta/2) with
-    ``delta_s = delta/(2(1+e^eps))``; its (m, ell); the group size ``g = 2(ell+1)k``; the per-cluster
-    ``eps_hat = (eps/2)/g`` and ``delta_hat = (delta/2)/(g e^{eps/2})``; and ``min_n = 2 ell + 2``."""
+def private_kaverages_params(n: int, n_clusters: int, epsilon: float, delta: float, beta: float = 0.05) -> dict:
+    """Public parameters of PrivatekAverages (Alg. 4.3): GoodCenters at (eps/2, delta_s, beta/2) with
+    ``delta_s = delta/(2(1+e^eps))``; its (m, ell); the group size ``g = 2(ell+1)k``; the per-cluster budget
+    ``eps_hat = (eps/2)/g`` and ``delta_hat = (delta/2)/(g e^{(g-1) eps_hat})`` — exactly what group privacy
+    over g records turns into (eps/2, delta/2); and ``min_n = 2 ell + 2``.
+
+    Examples
+    --------
+    >>> p = private_kaverages_params(10**6, 2, 4.0, 1e-6)
+    >>> p["ell"], p["g"], round(p["eps_hat"], 6)
+    (49, 200, 0.01)
+    """
+    n = check_int(n, "n", 1, MAX_TUPLES)
+    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    k = check_positive_int(n_clusters, "n_clusters")
-    dl_s = dl / (2 * (1 + math.exp(eps)))
-    prm = good_centers_params(n, eps / 2, dl_s, beta / 2)
+    beta = _prob(beta, "beta")
+    return _kaverages_params(n, k, eps, dl, beta)
+
+
+def _kaverages_params(n, k, eps, dl, beta):
+    dl_s = dl / (2 * (1 + math.exp(min(eps, 700.0))))
+    prm = _good_centers_params(n, eps / 2, dl_s, beta / 2)
     g = 2 * (prm["ell"] + 1) * k
-    prm.update(delta_s=dl_s, g=g, eps_hat=(eps / 2) / g, delta_hat=(dl / 2) / (g * math.exp(eps / 2)),
+    eps_hat = (eps / 2) / g
+    prm.update(delta_s=dl_s, g=g, eps_hat=eps_hat, delta_hat=(dl / 2) / (g * math.exp((g - 1) * eps_hat)),
                min_n=2 * prm["ell"] + 2)
     return prm
 
 
-class _KTupleBase:
-    """Shared validation and fit/predict plumbing for the k-tuple algorithms."""
+def _noisy_centers_gc_params(n, eps, dl, beta, f):
+    dl_s = f[0] * dl / (1 + math.exp(min(eps, 700.0)))
+    prm = _good_centers_params(n, eps / 2, dl_s, beta / 2)
+    prm.update(delta_s=float(dl_s), min_n=2 * prm["ell"] + 2)
+    return prm
 
-    def _validate(self):
-        self._k = check_positive_int(self.n_clusters, "n_clusters")
-        self._eps = check_epsilon(self.epsilon)
-        self._dl = check_delta(self.delta)
-        self._beta = _check_prob(self.beta, "beta")
-        if self.gaussian_method not in ("analytic", "classic"):
-            raise ValueError(f"gaussian_method must be 'analytic' or 'classic', got {self.gaussian_method!r}")
+
+class _Shares(Spec):
+    """``size`` positive finite shares; ``normalise`` rescales them to sum 1, else they must sum to 1."""
+
+    def __init__(self, size, normalise=False):
+        self.size, self.normalise = size, normalise
+
+    def __call__(self, value, name):
+        if isinstance(value, (str, bytes)):
+            raise BadTypeError(f"{name} must be {self.size} positive numbers, got a string")
+        try:
+            raw = np.asarray(value)
+        except Exception:
+            raise BadTypeError(f"{name} must be {self.size} positive numbers, got {value!r}") from None
+        if raw.dtype.kind not in "iuf":
+            raise BadTypeError(f"{name} must be {self.size} positive numbers, got {value!r}")
+        f = raw.astype(float)
+        if f.shape != (self.size,) or not np.all(np.isfinite(f)) or np.any(f <= 0):
+            raise ValueError(f"{name} must be {self.size} positive finite numbers, got {value!r}")
+        if self.normalise:
+            return f / f.sum()
+        if abs(f.sum() - 1) > 1e-9:
+            raise ValueError(f"{name} must sum to 1, got {value!r}")
+        return f
+
+
+class _KTupleBase(DPEstimator):
+    """Shared plumbing of the k-tuple algorithms: they are fitted on a tuple set ``T`` of shape
+    (n_tuples, k, d), whose shape is public (the number of tuples n is public, neighbours replace a tuple).
+
+    Every public precondition (budget split, Γ, ``n >= 2 ell + 2``, ...) is checked from the shape alone,
+    before any value of ``T`` is read.
+    """
+
+    _x_name = "T"
+
+    def _validate_data(self, T, reset=True):
+        T = check_data(T, "T", ndim=3)
+        if reset:
+            self.n_features_in_ = int(T.shape[2])
+        return T
 
     def fit(self, T, y=None):
-        """Run the algorithm on the tuple set ``T`` (array (n_tuples, k, d)); returns self.
+        """Run the algorithm on the tuple set ``T`` (array (n_tuples, k, d)); ``y`` is ignored. Returns self.
 
         Sets ``status_`` (True = Success), ``cluster_centers_`` (k x d, canonical order; None on Failure)
         and ``ledger_``. Preconditions on public parameters are checked before the data is read."""
-        self.cluster_centers_, self.status_ = self.cluster(T)
-        return self
+        p = self._validate_params()
+        n, _, d = _tuple_shape(T, p.n_clusters)
+        self._public_params(p, n, d)
+        return super().fit(T, y)
 
-    def predict(self, X):
+    def _fit(self, T, p, ledger, rng):
+        prm = self._public_params(p, T.shape[0], T.shape[2])
+        C, status = self._run(T, p, prm, ledger, rng)
+        self.status_ = bool(status)
+        self.cluster_centers_ = C
+
+    def cluster(self, T):
+        """Run on ``T`` (n_tuples, k, d): ``fit(T)``, then return ``(cluster_centers_ or None, status_)``."""
+        self.fit(T)
+        return self.cluster_centers_, self.status_
+
+    def params(self, n_tuples: int, n_features: int | None = None) -> dict:
+        """The public parameters for ``n_tuples`` tuples (GoodCenters' m, eps1, eps2, ell, min_n, ...)."""
+        p = self._validate_params()
+        n = check_int(n_tuples, "n_tuples", 1, MAX_TUPLES)
+        d = None if n_features is None else check_int(n_features, "n_features", 1)
+        return self._public_params(p, n, d, enforce=False)
+
+    def check_params(self, n_tuples: int, n_features: int) -> dict:
+        """Every public precondition for ``n_tuples`` tuples in R^``n_features`` (raises ValueError); no data is
+        read. Returns the public parameters. Called by ``fit`` before the data, and by the wrappers (k-means,
+        Gaussian mixtures) before they touch theirs."""
+        p = self._validate_params()
+        n = check_int(n_tuples, "n_tuples", 1, MAX_TUPLES)
+        d = check_int(n_features, "n_features", 1)
+        return self._public_params(p, n, d)
+
+    def predict(self, X) -> np.ndarray:
         """Index of the nearest released centre for each row of X (ties to the smallest index)."""
-        if getattr(self, "cluster_centers_", None) is None:
-            raise ValueError("no centres: call fit first, or the k-tuple test failed (status_ is False)")
-        X = check_data(X, n_features=self.cluster_centers_.shape[1])
-        d2 = ((X[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=2)
-        return np.argmin(d2, axis=1)
+        self._check_fitted()
+        if self.cluster_centers_ is None:
+            raise ValueError("no centres: the k-tuple test failed (status_ is False), the output is ⊥")
+        X = check_data(X, n_features=self.n_features_in_)
+        return _kernels.assign(X, self.cluster_centers_)
 
 
 class PrivatekAverages(_KTupleBase):
-    """PrivatekAverages (paper Alg. 4.3; spec §2.4) — (epsilon, delta)-DP k-tuple clustering that privately
-    averages each identified cluster. "Better in theory".
-
-    Steps [S steps, R parameters]:
+    """PrivatekAverages (paper Alg. 4.3) — (epsilon, delta)-DP k-tuple clustering that privately averages each
+    identified cluster. "Better in theory".
 
     0. public check ``n >= 2 ell + 2`` (ell of GoodCenters at (eps/2, delta_s, beta/2)); else ValueError;
     1. ``(status, B) = GoodCenters(T, eps/2, delta_s = delta/(2(1+e^eps)), beta/2, gamma)``;
     2. Failure -> output None (⊥);
     3. ``P_i`` = points of P(T) whose nearest centre of B is c_i (ties to the smallest index);
-    4. group size ``g = 2(ell+1)k`` (pitfall 5);
-    5. ``â_i = PrivAvg(P_i; B(center, radius), r_min, eps_hat = (eps/2)/g, delta_hat = (delta/2)/(g e^{eps/2}),
-       n_public = n)`` (:func:`private_average`, with or without rotation);
+    4. group size ``g = 2(ell+1)k``: neighbouring tuple sets move at most g points between the P_i;
+    5. ``â_i = PrivAvg(P_i; B(center, radius), r_min, eps_hat = (eps/2)/g, delta_hat, n_public = n)``
+       (:func:`private_average`, with or without rotation);
     6. output {â_i} in canonical (lexicographic) order.
 
-    Privacy: status eps/2 (pure); the averages, by group privacy over total distance g and basic
-    composition over clusters, (eps/2, delta/2); the wrapper lemma (§2.3) adds (1+e^eps) delta_s = delta/2.
-    The ledger records exactly these three items, total (epsilon, delta).
+    Privacy: the status costs eps/2 (pure); the k averages run on disjoint clusters (parallel composition)
+    and group privacy over g points turns (eps_hat, delta_hat) into (eps/2, delta/2); the wrapper lemma adds
+    (1+e^eps) delta_s = delta/2. The ledger shows exactly this structure and totals (epsilon, delta).
 
     Parameters
     ----------
-    n_clusters, epsilon, delta : int, float, float
+    n_clusters : int
+        k, the size of every tuple.
+    epsilon, delta : float
+        The budget, epsilon > 0 and 0 < delta < 1.
     radius : float
         Public Λ: tuple points are assumed in ``B(center, radius)``; points outside are projected onto it.
-    r_min : float
+    center : array_like of shape (d,), optional
+        Public centre of that ball (default the origin).
+    r_min : float, optional
         Public grid step ξ of the interior points (default ``radius * 1e-4``).
-    beta : float
+    beta : float, default 0.05
         Failure probability (utility).
-    gamma : float
-        Far-ness Γ of the test's balls [R]: the privacy proof needs the consistency proposition (§1.5),
-        derived for Γ > 4 + 2√5 ≈ 8.47; default 10 (the paper's constant is [U]). Must be >= 9.
-    rotate : bool
+    gamma : float, default 10
+        Far-ness Γ of the test's balls: the privacy proof needs every point of a ball to be nearest to its own
+        centre for both neighbouring selections, which holds for Γ > 4 + 2√5 ≈ 8.47 (the paper's constant is
+        not recoverable). Must be >= 9.
+    rotate : bool, default True
         Use the random-rotation private average (§4.3.2) instead of the coordinate-wise one.
+    composition : {"auto", "basic", "advanced"}, default "auto"
+        How the per-coordinate releases inside each private average compose.
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger; a fit it cannot afford raises before the data are read.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d) or None
+        The private centres (None when the status is Failure).
+    status_ : bool
+    ledger_ : PrivacyLedger
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> T = np.array([[0.0, 0.0], [20.0, 0.0]]) + rng.normal(0, 0.3, size=(20_000, 2, 2))
+    >>> est = PrivatekAverages(2, 4.0, 1e-6, radius=50.0, r_min=0.01, random_state=0).fit(T)
+    >>> est.status_, tuple(round(v, 9) for v in est.ledger_.total())
+    (True, (4.0, 1e-06))
     """
 
-    def __init__(self, n_clusters, epsilon, delta, *, radius, center=None, r_min=None, beta=0.05, gamma=10.0,
-                 rotate=True, gaussian_method="analytic", random_state=None):
+    _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Real(0.0, low_open=True),
+                       center=ArrayOrNone(), r_min=NoneOr(Real(0.0, low_open=True)),
+                       beta=Real(0.0, 1.0, low_open=True, high_open=True), gamma=Real(9.0), rotate=Bool(),
+                       composition=Options("auto", "basic", "advanced"), random_state=RandomState(),
+                       ledger=Ledger())
+
+    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, radius: float, center=None,
+                 r_min: float | None = None, beta: float = 0.05, gamma: float = 10.0, rotate: bool = True,
+                 composition: str = "auto", random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -794,251 +1073,283 @@ class PrivatekAverages(_KTupleBase):
         self.beta = beta
         self.gamma = gamma
         self.rotate = rotate
-        self.gaussian_method = gaussian_method
+        self.composition = composition
         self.random_state = random_state
+        self.ledger = ledger
 
-    def params(self, n_tuples):
-        """Public parameters for ``n_tuples`` (see :func:`private_kaverages_params`)."""
-        self._validate()
-        return private_kaverages_params(n_tuples, self._k, self._eps, self._dl, self._beta)
-
-    def check_params(self, n_tuples, n_features):
-        """Every public precondition for ``n_tuples`` tuples in R^``n_features`` (raises ValueError); no data is
-        read. Returns the public parameters (:func:`private_kaverages_params`) plus ``gamma``, ``radius``,
-        ``r_min``, ``center``. Called by :meth:`cluster` before the data, and by wrappers (k-means, GMM) before
-        they touch theirs."""
-        self._validate()
-        rad = _check_pos(self.radius, "radius")
-        gamma = _check_pos(self.gamma, "gamma")
-        if gamma < 9:
-            raise ValueError(f"gamma must be >= 9 for PrivatekAverages' privacy proof (derived), got {gamma}")
-        n = check_positive_int(n_tuples, "n_tuples")
-        d = check_positive_int(n_features, "n_features")
-        if self.center is None:
-            center = np.zeros(d)
-        else:
-            center = np.asarray(self.center, dtype=float).reshape(-1)
-            if center.shape != (d,) or not np.all(np.isfinite(center)):
-                raise ValueError(f"center must be a finite vector of length {d}, got {self.center!r}")
-        if not isinstance(self.rotate, (bool, np.bool_)):
-            raise ValueError(f"rotate must be True or False, got {self.rotate!r}")
-        xi = rad * 1e-4 if self.r_min is None else _check_pos(self.r_min, "r_min")
-        prm = private_kaverages_params(n, self._k, self._eps, self._dl, self._beta)
-        if n < prm["min_n"]:
+    def _public_params(self, p, n, d, enforce=True):
+        prm = _kaverages_params(n, p.n_clusters, p.epsilon, p.delta, p.beta)
+        xi = p.radius * 1e-4 if p.r_min is None else p.r_min
+        _grid(-p.radius, p.radius, xi)
+        if d is not None:
+            prm["center"] = np.zeros(d) if p.center is None else _check_center(p.center, d)
+        if enforce and n < prm["min_n"]:
             raise ValueError(f"n_tuples={n} is too small: PrivatekAverages needs n >= 2*ell+2 = {prm['min_n']} "
-                             f"at epsilon={self._eps}, delta={self._dl}, beta={self._beta}")
-        if self.gaussian_method == "classic" and prm["eps_hat"] / 2 >= 1:
-            raise ValueError("gaussian_method='classic' needs the per-call epsilon eps_hat/2 < 1")
-        prm.update(gamma=gamma, radius=rad, r_min=xi, center=center)
+                             f"at epsilon={p.epsilon}, delta={p.delta}, beta={p.beta}")
+        prm.update(gamma=p.gamma, radius=p.radius, r_min=xi)
         return prm
 
-    def cluster(self, T):
-        """Run on ``T`` (n_tuples, k, d). Returns ``(centers or None, status)`` and sets ``ledger_``.
-
-        All public preconditions (:meth:`check_params`) are checked before any value of ``T`` is read."""
-        self._validate()
-        shape = _check_tuples(T, n_clusters=self._k, finite=False)
-        n, k, d = shape
-        prm = self.check_params(n, d)
-        rad, gamma, xi = prm["radius"], prm["gamma"], prm["r_min"]
-        T = _check_tuples(T, n_clusters=k)
-        rng = check_rng(self.random_state)
-        led = PrivacyLedger(self._eps, self._dl)
-        self.ledger_ = led
-        status, X = good_centers(T, self._eps / 2, prm["delta_s"], self._beta / 2, gamma, rng, ledger=led,
-                                 name="GoodCenters")
-        led.record("wrapper lemma: soundness term (1+e^eps)*delta_s", 0.0, (1 + math.exp(self._eps)) * prm["delta_s"])
+    def _run(self, T, p, prm, ledger, rng):
+        """The algorithm on checked tuples; records in ``ledger``; returns ``(centers or None, status)``."""
+        n, k, d = T.shape
+        eps, dl = p.epsilon, p.delta
+        status, X = _good_centers_run(T, eps / 2, prm["delta_s"], p.beta / 2, prm["gamma"], prm, rng, ledger,
+                                      "GoodCenters")
+        _analysis_term(ledger, "wrapper lemma: soundness term (1+e^ε)·δ_s", 0.0,
+                       (1 + math.exp(eps)) * prm["delta_s"])
         if not status:
-            led.record("k private averages (reserved; not run, output is ⊥)", self._eps / 2, self._dl / 2)
+            _analysis_term(ledger, "k private averages: reserved (not run, the output is ⊥)", eps / 2, dl / 2)
             return None, False
         X = canonical_order(X)
         P = T.reshape(-1, d)
-        lab = np.argmin(((P[:, None, :] - X[None]) ** 2).sum(axis=2), axis=1)
-        scratch = PrivacyLedger()
+        lab = _kernels.assign(P, X)
         out = np.empty((k, d))
-        for i in range(k):  # loop over clusters
-            out[i] = private_average(P[lab == i], prm["eps_hat"], prm["delta_hat"], rad, prm["center"],
-                                     resolution=xi, rotate=self.rotate, n_public=n, beta=self._beta / (2 * k),
-                                     gaussian_method=self.gaussian_method, rng=rng, ledger=scratch)
-        led.record(f"k={k} private averages at (eps_hat, delta_hat) under group privacy g={prm['g']}",
-                   self._eps / 2, self._dl / 2)
+        g = prm["g"]
+        ctx = _nothing() if ledger is None else ledger.group_privacy(
+            f"k private averages (group privacy over g = {g} moved points)", g)
+        with ctx, (_nothing() if ledger is None else ledger.parallel("one average per cluster")) as par:
+            for i in range(k):  # a loop over the k clusters (disjoint: parallel composition)
+                with (_nothing() if par is None else par.partition()):
+                    out[i] = _private_average(P[lab == i], prm["eps_hat"], prm["delta_hat"], prm["radius"],
+                                              prm["center"], prm["r_min"], p.rotate, n, p.beta / (2 * k),
+                                              p.composition, rng, ledger, f"cluster {i}")
         return canonical_order(out), True
 
 
-def _noisy_centers_sigma_factor(k, epsilon, delta_gauss, method):
-    """sigma_i / Δ_i for one Gaussian release at (eps/(4k), delta_gauss)."""
-    return gaussian_sigma(1.0, epsilon / (4 * k), delta_gauss, method=method)
+@functools.lru_cache(maxsize=256)
+def _sigma_factor(k, eps, delta_gauss, method):
+    """σ_i / Δ_i of one Gaussian centre release at (eps/(4k), delta_gauss)."""
+    if method == "discrete":  # what gaussian_mechanism uses, including the grid rounding (<= 2^-10 of Δ)
+        return discrete_gaussian_sigma(1.0 + 2.0**-GRID_BITS, eps / (4 * k), delta_gauss)
+    return gaussian_sigma(1.0, eps / (4 * k), delta_gauss, method=method)
+
+
+def _laplace_scale(sensitivity, epsilon, l0):
+    """The grid step γ and the exact noise scale of ``laplace_mechanism(sensitivity, epsilon, l0_sensitivity=l0)``."""
+    gamma, steps = laplace_grid(sensitivity, l0)
+    return gamma, float(np.nextafter(steps / epsilon, np.inf)) * gamma
 
 
 class PrivatekNoisyCenters(_KTupleBase):
-    """PrivatekNoisyCenters (paper Alg. 4.4; spec §2.5) — (epsilon, delta)-DP k-tuple clustering that selects
-    one input tuple and adds Gaussian noise scaled to its own (noisy) separation. "More practical".
-
-    Steps [S steps, R noise scales]:
+    """PrivatekNoisyCenters (paper Alg. 4.4) — (epsilon, delta)-DP k-tuple clustering that selects one input
+    tuple and adds Gaussian noise scaled to its own (noisy) separation. "More practical".
 
     0. public checks ``n >= 2 ell + 2``, ``gamma > 4``;
     1. ``(status, B) = GoodCenters(T, eps/2, delta_s, beta/2, gamma)``, ``delta_s = f_s delta/(1+e^eps)``;
     2. Failure -> None (⊥);
     3. ``c_i`` = the selected tuple's points (canonically ordered first), ``D_i = min_{j!=i} ||c_i - c_j||``;
-    4. ``b = 4k ln((gamma+2)/(gamma-2))/eps``; ``λ̂_i = ln D_i + Lap(b)`` (eps/4 in total: the vector of log
-       separations has L1 sensitivity ``k ln((gamma+2)/(gamma-2))``, §1.5 ratio bound);
-       ``u_i = λ̂_i + b ln(k/(2 f_E delta))`` (one-sided margin: each λ̂_i falls below λ_i - b ln(k/(2 f_E delta))
-       with probability f_E delta/k, so the event E fails with probability <= f_E delta);
-       ``Δ_i = 2 e^{u_i}/(gamma-2)`` (bound on ||c_i - c̃_i||); ``ĉ_i = c_i + N(0, σ_i² I)`` with σ_i the
-       Gaussian noise for sensitivity Δ_i at (eps/(4k), f_G delta / k);
+    4. ``λ̂_i = ln D_i + Lap(b)``, ``b = 4k ln((Γ+2)/(Γ-2))/eps`` (eps/4 in total: the vector of log
+       separations has L1 sensitivity ``k ln((Γ+2)/(Γ-2))``, by the ratio bound of far balls, §1.5);
+       ``u_i = λ̂_i + M`` with the one-sided margin ``M ≈ b ln(k/(2 f_E delta))`` (each λ̂_i falls more than M
+       below λ_i with probability <= f_E delta/k, so the event E fails with probability <= f_E delta; M is
+       computed for the exact discrete noise the mechanism adds); ``Δ_i = 2 e^{u_i}/(Γ-2)`` (a bound on
+       ``||c_i - c̃_i||`` under E); ``ĉ_i = c_i + N(0, σ_i² I)`` with σ_i the Gaussian noise for L2
+       sensitivity Δ_i at (eps/(4k), f_G delta/k), each;
     5. output {ĉ_i} in canonical order.
 
-    δ split [R, named parameter ``delta_split = (f_s, f_E, f_G)``, default (1/4, 1/4, 1/2)]: the spec's
-    reconstruction uses δ/4 for the wrapper, δ/4 for the event E (margin ``b ln(2k/δ)``) and
-    δ/(4k e^{eps/4}) per Gaussian, which sums to less than δ. Here the three parts are sized so the ledger
-    sums to exactly δ by adaptive composition (the λ̂ step is pure, E's failure probability is an additive
-    δ term, the Gaussians add theirs); with the default split the margin equals the spec's ``b ln(2k/δ)``.
+    The paper's noise scales were lost; these are reconstructions. The δ split ``delta_split = (f_s, f_E,
+    f_G)`` (default (1/4, 1/4, 1/2)) makes the ledger total exactly δ (the λ̂ step is pure, E's failure
+    probability is an additive δ term, the Gaussians add theirs). If a bound Δ_i overflows a float (only
+    for Γ close to 4 at small ε), the output is ⊥ — a function of the private λ̂ only.
 
-    Utility [R]: on (2Γ+2)-far-partitioned input the output is a correct clustering if
+    Utility: on (2Γ+2)-far-partitioned input the output is a correct clustering if
     ``max_i ||ĉ_i - c_i|| < min_i D_i/4``; :func:`noisy_centers_min_gamma` gives the Γ this needs w.h.p.
-    (thousands at eps = 1). Tuples then must be (2Γ+2)-far: very tight tuples.
+    (thousands at eps = 1). The tuples then must be (2Γ+2)-far: very tight tuples.
+
+    The Gaussian centres are released on a grid about 2^10 times finer than Δ_i (the exact mechanism), which
+    needs ``|c_i| / Δ_i`` below about 10^9: translate the tuples so that a public centre of the data is at the
+    origin (:class:`PrivateKMeansEasy` centres them on its public box, Gaussian mixtures on ``B(0, Λ)``).
 
     Parameters
     ----------
-    gamma : float
-        Γ of the test's balls (privacy needs Γ > 2; we require Γ > 4). Default: ``noisy_centers_min_gamma``
-        for (k, d, eps, delta, beta) at fit time.
-    gaussian_method : "analytic" or "classic"
-        Analytic (Balle–Wang, default) or the spec's classic σ (needs eps/(4k) < 1).
+    n_clusters : int
+        k >= 2 (D_i needs another point).
+    epsilon, delta : float
+        The budget.
+    gamma : float, optional
+        Γ > 4 of the test's balls. Default: :func:`noisy_centers_min_gamma` for (k, d, eps, delta, beta).
+    beta : float, default 0.05
+        Failure probability (utility).
+    delta_split : (float, float, float), default (0.25, 0.25, 0.5)
+        Shares of δ for the wrapper lemma, the event E and the Gaussian centres (positive, summing to 1).
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger; a fit it cannot afford raises before the data are read.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d) or None
+        The private centres in canonical order (None when the status is Failure).
+    status_ : bool
+    ledger_ : PrivacyLedger
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> T = np.array([[0.0, 0.0], [20.0, 0.0]]) + rng.normal(0, 1e-3, size=(400, 2, 2))
+    >>> est = PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=1).fit(T)
+    >>> est.status_, est.cluster_centers_.shape, tuple(round(v, 9) for v in est.ledger_.total())
+    (True, (2, 2), (4.0, 1e-06))
     """
 
-    def __init__(self, n_clusters, epsilon, delta, *, gamma=None, beta=0.05, delta_split=(0.25, 0.25, 0.5),
-                 gaussian_method="analytic", random_state=None):
+    _parameters = dict(n_clusters=Int(2), epsilon=Epsilon(), delta=Delta(),
+                       gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
+                       beta=Real(0.0, 1.0, low_open=True, high_open=True), delta_split=_Shares(3),
+                       random_state=RandomState(), ledger=Ledger())
+
+    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, gamma: float | None = None,
+                 beta: float = 0.05, delta_split=(0.25, 0.25, 0.5), random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
         self.gamma = gamma
         self.beta = beta
         self.delta_split = delta_split
-        self.gaussian_method = gaussian_method
         self.random_state = random_state
+        self.ledger = ledger
 
-    def _split(self):
-        f = np.asarray(self.delta_split, dtype=float)
-        if f.shape != (3,) or np.any(~np.isfinite(f)) or np.any(f <= 0) or abs(f.sum() - 1) > 1e-9:
-            raise ValueError(f"delta_split must be three positive fractions summing to 1, got {self.delta_split!r}")
-        return f
-
-    def params(self, n_tuples, n_features=None):
-        """Public parameters for n_tuples: GoodCenters' m, eps1, eps2, ell, min_n, delta_s and the Γ used."""
-        self._validate()
-        f = self._split()
-        dl_s = f[0] * self._dl / (1 + math.exp(self._eps))
-        prm = good_centers_params(n_tuples, self._eps / 2, dl_s, self._beta / 2)
-        prm.update(delta_s=float(dl_s), min_n=2 * prm["ell"] + 2)
-        if self.gamma is not None:
-            prm["gamma"] = _check_pos(self.gamma, "gamma")
-        elif n_features is not None:
-            prm["gamma"] = noisy_centers_min_gamma(self._k, n_features, self._eps, self._dl, self._beta,
-                                                   delta_split=tuple(f), gaussian_method=self.gaussian_method)
-        return prm
-
-    def check_params(self, n_tuples, n_features):
-        """Every public precondition for ``n_tuples`` tuples in R^``n_features`` (raises ValueError); no data is
-        read. Returns :meth:`params` (with the Γ used). Called by :meth:`cluster` before the data, and by wrappers
-        (k-means, GMM) before they touch theirs."""
-        self._validate()
-        if self._k < 2:
-            raise ValueError(f"n_clusters must be >= 2 for PrivatekNoisyCenters (D_i needs another point), "
-                             f"got {self._k}")
-        n = check_positive_int(n_tuples, "n_tuples")
-        d = check_positive_int(n_features, "n_features")
-        prm = self.params(n, d)
-        gamma = prm["gamma"]
-        if gamma <= 4:
-            raise ValueError(f"gamma must be > 4, got {gamma}")
-        if self.gaussian_method == "classic" and self._eps / (4 * self._k) >= 1:
-            raise ValueError("gaussian_method='classic' needs epsilon/(4k) < 1")
-        if n < prm["min_n"]:
+    def _public_params(self, p, n, d, enforce=True):
+        f = p.delta_split
+        prm = _noisy_centers_gc_params(n, p.epsilon, p.delta, p.beta, f)
+        if p.gamma is not None:
+            prm["gamma"] = p.gamma
+        elif d is not None:
+            prm["gamma"] = _min_gamma(p.n_clusters, d, p.epsilon, p.delta, p.beta, tuple(float(v) for v in f),
+                                      "discrete", 0.25)
+            if prm["gamma"] > _MAX_GAMMA:
+                raise ValueError(f"epsilon={p.epsilon} is too small for PrivatekNoisyCenters: the default gamma "
+                                 f"would exceed {_MAX_GAMMA:g}")
+        if enforce and n < prm["min_n"]:
             raise ValueError(f"n_tuples={n} is too small: PrivatekNoisyCenters needs n >= 2*ell+2 = {prm['min_n']} "
-                             f"at epsilon={self._eps}, delta={self._dl}, beta={self._beta}")
+                             f"at epsilon={p.epsilon}, delta={p.delta}, beta={p.beta}")
         return prm
 
-    def cluster(self, T):
-        """Run on ``T`` (n_tuples, k, d). Returns ``(centers or None, status)`` and sets ``ledger_``.
-
-        All public preconditions (:meth:`check_params`) are checked before any value of ``T`` is read."""
-        self._validate()
-        shape = _check_tuples(T, n_clusters=self.n_clusters, finite=False)
-        n, k, d = shape
-        prm = self.check_params(n, d)
+    def _run(self, T, p, prm, ledger, rng):
+        """The algorithm on checked tuples; records in ``ledger``; returns ``(centers or None, status)``."""
+        n, k, d = T.shape
+        eps, dl, f = p.epsilon, p.delta, p.delta_split
         gamma = prm["gamma"]
-        f = self._split()
-        T = _check_tuples(T, n_clusters=k)
-        rng = check_rng(self.random_state)
-        led = PrivacyLedger(self._eps, self._dl)
-        self.ledger_ = led
-        status, X = good_centers(T, self._eps / 2, prm["delta_s"], self._beta / 2, gamma, rng, ledger=led,
-                                 name="GoodCenters")
-        led.record("wrapper lemma: soundness term (1+e^eps)*delta_s", 0.0, (1 + math.exp(self._eps)) * prm["delta_s"])
+        status, X = _good_centers_run(T, eps / 2, prm["delta_s"], p.beta / 2, gamma, prm, rng, ledger,
+                                      "GoodCenters")
+        _analysis_term(ledger, "wrapper lemma: soundness term (1+e^ε)·δ_s", 0.0,
+                       (1 + math.exp(min(eps, 700.0))) * prm["delta_s"])
         if not status:
-            led.record("noisy log-separations and Gaussian centres (reserved; not run, output is ⊥)",
-                       self._eps / 2, (f[1] + f[2]) * self._dl)
+            _analysis_term(ledger, "noisy log-separations and Gaussian centres: reserved (not run, output ⊥)",
+                           eps / 2, (f[1] + f[2]) * dl)
             return None, False
-        C = canonical_order(X)  # canonical BEFORE noise: output law does not depend on storage order
-        D = tuple_separation(C)  # > 0: GoodCenters never selects a tuple with duplicate points
-        log_ratio = math.log((gamma + 2) / (gamma - 2))
-        b = 4 * k * log_ratio / self._eps
-        lam_hat = np.log(D) + rng.laplace(0.0, b, size=k)
-        led.record("λ̂ = ln D_i + Lap(b), k log-separations", self._eps / 4, 0.0, k * log_ratio)
-        dl_E = f[1] * self._dl
-        u = lam_hat + b * math.log(k / (2 * dl_E))
-        led.record("event E fails (one-sided Laplace margin)", 0.0, dl_E)
-        Delta = 2 * np.exp(u) / (gamma - 2)
-        factor = _noisy_centers_sigma_factor(k, self._eps, f[2] * self._dl / k, self.gaussian_method)
-        sigma = factor * Delta
-        out = C + rng.normal(size=(k, d)) * sigma[:, None]
-        for i in range(k):
-            led.record(f"Gaussian centre {i} (sensitivity Δ_i)", self._eps / (4 * k), f[2] * self._dl / k)
+        C = canonical_order(X)  # canonical BEFORE noise: the output law does not depend on storage order
+        D = _separation(C)  # > 0: GoodCenters never selects a tuple with duplicate points
+        sens = k * math.log1p(4.0 / (gamma - 2))  # L1 sensitivity of (ln D_i)_i: k ln((Γ+2)/(Γ-2))
+        lam_hat = laplace_mechanism(np.log(D), sens, eps / 4, rng, l0_sensitivity=k, ledger=ledger,
+                                    name="λ̂ = ln D_i + Lap(b): k log-separations")
+        dl_E = f[1] * dl
+        grid, b = _laplace_scale(sens, eps / 4, k)
+        # one-sided margin for the exact discrete noise on the grid: P(noise + rounding < -M) <= f_E delta / k
+        margin = b * math.log(0.5 * (1 + grid / b) * k / dl_E) + grid / 2
+        _analysis_term(ledger, "event E fails (one-sided Laplace margin)", 0.0, dl_E)
+        with np.errstate(over="ignore"):
+            Delta = 2 * np.exp(lam_hat + margin) / (gamma - 2)
+        if not np.all(np.isfinite(Delta)) or not np.all(Delta > 0):  # post-processing of the private λ̂
+            _analysis_term(ledger, "Gaussian centres: reserved (not run: a bound Δ_i overflowed, output ⊥)",
+                           eps / 4, f[2] * dl)
+            return None, False
+        out = gaussian_mechanism(C, Delta, eps / (4 * k), f[2] * dl / k, rng, l0_sensitivity=d, rows="sequential",
+                                 ledger=ledger, name="Gaussian centre (sensitivity Δ_i)")
         return canonical_order(out), True
 
 
-def noisy_centers_min_gamma(n_clusters, n_features, epsilon, delta, beta=0.05, *, delta_split=(0.25, 0.25, 0.5),
-                            gaussian_method="analytic", target=0.25):
-    """Smallest Γ for which PrivatekNoisyCenters' noise bound is below ``target * D_i`` (spec §2.5 utility) [R]:
+def noisy_centers_min_gamma(n_clusters: int, n_features: int, epsilon: float, delta: float, beta: float = 0.05, *,
+                            delta_split=(0.25, 0.25, 0.5), gaussian_method: str = "discrete",
+                            target: float = 0.25) -> float:
+    """Smallest Γ for which PrivatekNoisyCenters' noise bound is below ``target * D_i`` (Alg. 4.4 utility):
 
     ``σ_i (√d + √(2 ln(4k/β))) <= target * D_i`` with the high-probability bound
-    ``σ_i <= (σ/Δ) * 2 D_i e^{b (ln(k/(2 f_E δ)) + ln(4k/β))} / (Γ - 2)``, ``b = 4k ln((Γ+2)/(Γ-2))/ε``.
-    (``target = 1/4``: the clustering stays correct.) Bisection on Γ. Thousands at ε = 1."""
-    k = check_positive_int(n_clusters, "n_clusters")
-    d = check_positive_int(n_features, "n_features")
+    ``σ_i <= (σ/Δ) * 2 D_i e^{b (ln(k/(2 f_E δ)) + ln(4k/β))} / (Γ - 2)``, ``b = 4k ln((Γ+2)/(Γ-2))/ε``
+    (``target = 1/4``: the clustering stays correct). Bisection on Γ, in log space (no overflow at any ε).
+    Thousands at ε = 1.
+
+    Parameters
+    ----------
+    n_clusters, n_features : int
+        k >= 2 and d.
+    epsilon, delta, beta : float
+    delta_split : (float, float, float)
+        As in :class:`PrivatekNoisyCenters`.
+    gaussian_method : {"discrete", "analytic", "classic"}
+        The σ/Δ of the Gaussian centres: "discrete" (default) is what the estimator adds
+        (:func:`~dpclust_core.mechanisms.discrete_gaussian_sigma`); "analytic" (Balle & Wang) and "classic"
+        (sqrt(2 ln(1.25/δ))/ε, needs ε/(4k) < 1) are the continuous references.
+    target : float
+        The bound as a fraction of D_i, in (0, 1).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If no Γ below 1e300 meets the target (epsilon far too small).
+
+    Examples
+    --------
+    >>> 1700 < noisy_centers_min_gamma(2, 2, 1.0, 1e-6) < 1900
+    True
+    """
+    k = check_int(n_clusters, "n_clusters", 2, MAX_ALLOCATION)
+    d = check_int(n_features, "n_features", 1)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _check_prob(beta, "beta")
-    f = np.asarray(delta_split, dtype=float)
-    factor = _noisy_centers_sigma_factor(k, eps, f[2] * dl / k, gaussian_method)
+    beta = _prob(beta, "beta")
+    f = _Shares(3)(delta_split, "delta_split")
+    check_options(gaussian_method, "gaussian_method", ("discrete", "analytic", "classic"))
+    target = _prob(target, "target")
+    if gaussian_method == "classic" and eps / (4 * k) >= 1:
+        raise ValueError("gaussian_method='classic' needs epsilon/(4k) < 1")
+    return _min_gamma(k, d, eps, dl, beta, tuple(float(v) for v in f), gaussian_method, target)
+
+
+@functools.lru_cache(maxsize=256)
+def _min_gamma(k, d, eps, dl, beta, f, method, target):
+    factor = _sigma_factor(k, eps, f[2] * dl / k, method)
     L = math.log(k / (2 * f[1] * dl)) + math.log(4 * k / beta)
     tail = math.sqrt(d) + math.sqrt(2 * math.log(4 * k / beta))
+    # the exact discrete Laplace noise is up to 2^-9 above b (grid rounding): count it in the bound (the
+    # continuous references keep the exact b)
+    inflate = 1.0 + 2.0**-9 if method == "discrete" else 1.0
+    log_target = math.log(target)
+    const = math.log(factor * 2 * tail)
 
-    def ratio(g):
-        b = 4 * k * math.log((g + 2) / (g - 2)) / eps
-        return factor * 2 * math.exp(b * L) / (g - 2) * tail
+    def log_ratio(g):
+        b = 4 * k * math.log1p(4.0 / (g - 2)) / eps * inflate
+        return const + b * L - math.log(g - 2)
 
-    lo, hi = 4.0 + 1e-9, 8.0
-    while ratio(hi) > target:
-        hi *= 2
-        if hi > 1e12:
-            raise ValueError("no finite gamma meets the target")
-    for _ in range(100):
+    lo, hi = 4.0, 8.0
+    while log_ratio(hi) > log_target:
+        lo, hi = hi, hi * 2
+        if hi > 1e300:
+            raise ValueError(f"epsilon={eps} is too small: no gamma below 1e300 makes PrivatekNoisyCenters' "
+                             f"noise smaller than {target} of the separation")
+    for _ in range(200):
         mid = math.sqrt(lo * hi)
-        if ratio(mid) > target:
+        if log_ratio(mid) > log_target:
             lo = mid
         else:
             hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
     return float(hi)
 
 
 # =====================================================================================================
-# experiments: the fast tuple simulator and the success criterion (spec §3.2, §3.4)
+# experiments: the fast tuple simulator and the success criterion (§7)
 # =====================================================================================================
-def simulate_tuples(centers, n_tuples, noise=None, rng=None, *, samples_per_tuple=None, sigma=1.0, weights=None,
-                    shuffle=True):
-    """Fast exact simulator of k-tuples (spec §3.4): tuple t is ``{c_i + noise_ti}``.
+def simulate_tuples(centers, n_tuples: int, noise: float | None = None, rng=None, *,
+                    samples_per_tuple: int | None = None, sigma: float = 1.0, weights=None,
+                    shuffle: bool = True) -> np.ndarray:
+    """Fast exact simulator of k-tuples: tuple t is ``{c_i + noise_ti}`` (a data generator, not a mechanism).
 
     Two modes:
 
@@ -1053,33 +1364,37 @@ def simulate_tuples(centers, n_tuples, noise=None, rng=None, *, samples_per_tupl
     Returns
     -------
     ndarray, shape (n_tuples, k, d)
+
+    Examples
+    --------
+    >>> simulate_tuples([[0.0, 0.0], [5.0, 5.0]], 10, 0.1, rng=0).shape
+    (10, 2, 2)
     """
     C = check_data(centers, "centers")
-    n_tuples = check_positive_int(n_tuples, "n_tuples")
-    rng = check_rng(rng)
     k, d = C.shape
+    n_tuples = check_int(n_tuples, "n_tuples", 1, max(1, MAX_ALLOCATION // (k * d)))
+    rng = check_rng(rng, "rng")
+    shuffle = check_bool(shuffle, "shuffle")
     if (noise is None) == (samples_per_tuple is None):
         raise ValueError("give exactly one of noise and samples_per_tuple")
     if noise is not None:
-        sd = np.full((n_tuples, k), float(noise))
-        if not (np.isfinite(sd).all() and float(noise) >= 0):
-            raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
+        sd = np.full((n_tuples, k), check_real(noise, "noise", low=0.0))
     else:
-        N = check_positive_int(samples_per_tuple, "samples_per_tuple")
-        w = np.full(k, 1.0 / k) if weights is None else np.asarray(weights, dtype=float)
-        if w.shape != (k,) or np.any(w < 0) or not np.isclose(w.sum(), 1.0):
+        N = check_int(samples_per_tuple, "samples_per_tuple", 1)
+        w = np.full(k, 1.0 / k) if weights is None else _vector(weights, "weights", k)
+        if np.any(w < 0) or not np.isclose(w.sum(), 1.0):
             raise ValueError("weights must be k non-negative numbers summing to 1")
         counts = np.maximum(rng.multinomial(N, w, size=n_tuples), 1)
-        sd = _check_pos(sigma, "sigma") / np.sqrt(counts)
-    T = C[None, :, :] + rng.normal(size=(n_tuples, k, d)) * sd[:, :, None]
+        sd = _positive(sigma, "sigma") / np.sqrt(counts)
+    T = C[None, :, :] + rng.normal(size=(n_tuples, k, d)) * sd[:, :, None]  # not privacy noise: simulated data
     if shuffle and k > 1:
         perm = np.argsort(rng.random((n_tuples, k)), axis=1)
         T = np.take_along_axis(T, perm[:, :, None], axis=1)
     return T
 
 
-def match_centers(estimated, true_centers):
-    """Success criterion and error of a k-tuple output (spec §3.2) [R].
+def match_centers(estimated, true_centers) -> tuple[bool, float]:
+    """Success criterion and error of a k-tuple output (§7).
 
     ``success`` is True when ``estimated`` is not None and the nearest estimated centre of each true centre is
     a bijection, with every matched error below ``min_i D_i(true)/4`` (then every point nearer to its own true
@@ -1089,24 +1404,29 @@ def match_centers(estimated, true_centers):
     Returns
     -------
     (success, max_error) : (bool, float)
+
+    Examples
+    --------
+    >>> match_centers([[0.1, 0.0], [10.0, 0.0]], [[0.0, 0.0], [10.0, 0.0]])
+    (True, 0.1)
     """
     C = check_data(true_centers, "true_centers")
     if estimated is None:
         return False, float("inf")
     E = check_data(estimated, "estimated", n_features=C.shape[1])
     from scipy.optimize import linear_sum_assignment
-    dist = np.linalg.norm(E[:, None, :] - C[None, :, :], axis=2)
+    dist = np.sqrt(_kernels.sq_distances(E, C))
     r, c = linear_sum_assignment(dist)
     err = float(dist[r, c].max())
     nearest = np.argmin(dist, axis=0)
     bij = len(np.unique(nearest)) == C.shape[0]
-    sep = tuple_separation(C).min() if C.shape[0] > 1 else np.inf
+    sep = _separation(C).min() if C.shape[0] > 1 else np.inf
     return bool(bij and err < sep / 4), err
 
 
-def ktuple_trials(make_estimator, centers, n_tuples, n_reps, rng=None, *, noise=None, samples_per_tuple=None,
-                  sigma=1.0):
-    """Repeat a k-tuple experiment on fresh simulated tuple sets (spec §3.2 metric) [R].
+def ktuple_trials(make_estimator, centers, n_tuples: int, n_reps: int, rng=None, *, noise: float | None = None,
+                  samples_per_tuple: int | None = None, sigma: float = 1.0) -> dict:
+    """Repeat a k-tuple experiment on fresh simulated tuple sets (§7 metric).
 
     ``make_estimator(seed)`` returns a PrivatekAverages / PrivatekNoisyCenters; each repetition draws T with
     :func:`simulate_tuples` (``noise`` or ``samples_per_tuple``/``sigma``) and scores the output with
@@ -1116,10 +1436,20 @@ def ktuple_trials(make_estimator, centers, n_tuples, n_reps, rng=None, *, noise=
     -------
     dict with ``success_rate``, ``status_rate`` (fraction of Success bits), ``median_error`` (over runs;
     inf if most runs failed) and ``errors`` (array, inf for ⊥).
+
+    Examples
+    --------
+    >>> res = ktuple_trials(lambda s: PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=s),
+    ...                     [[0.0, 0.0], [20.0, 0.0]], 330, 2, rng=0, noise=1e-3)
+    >>> res["success_rate"]
+    1.0
     """
+    if not callable(make_estimator):
+        raise BadTypeError(f"make_estimator must be a callable seed -> estimator, got {make_estimator!r}")
     C = check_data(centers, "centers")
-    n_reps = check_positive_int(n_reps, "n_reps")
-    rng = check_rng(rng)
+    n_reps = check_int(n_reps, "n_reps", 1, 10**6)
+    n_tuples = check_int(n_tuples, "n_tuples", 1, MAX_TUPLES)
+    rng = check_rng(rng, "rng")
     ok = np.zeros(n_reps, dtype=bool)
     st = np.zeros(n_reps, dtype=bool)
     err = np.full(n_reps, np.inf)
@@ -1132,156 +1462,228 @@ def ktuple_trials(make_estimator, centers, n_tuples, n_reps, rng=None, *, noise=
 
 
 # =====================================================================================================
-# k-means on easy instances (spec §2.7)
+# k-means on easy instances (§5)
 # =====================================================================================================
-def kmeans_tuples(X, n_clusters, n_tuples, rng=None, *, labels=None, n_iter=20, method="batched"):
+def kmeans_tuples(X, n_clusters: int, n_tuples: int, rng=None, *, labels=None, n_iter: int = 20,
+                  method: str = "batched") -> np.ndarray:
     """Sample-and-aggregate input: split X into ``n_tuples`` data-independent chunks and run k-means++ on each;
     returns the tuple set (n_tuples, k, d) (not private).
 
     Chunks: every point gets its own independent uniform chunk label (``labels`` may pass them), so adding or
-    removing one point changes one chunk, hence one tuple (pitfall 14: never by value). A chunk with fewer than
-    k distinct points yields a degenerate tuple (pitfall 16) that just fails the closeness test.
+    removing one point changes one chunk, hence one tuple (never split by value). A chunk with fewer than k
+    distinct points yields a degenerate tuple (duplicate points) that just fails the closeness test; an empty
+    chunk yields the all-zero tuple.
 
-    ``method="batched"`` (default): k-means++ seeding [AV07] (D² sampling) followed by ``n_iter`` Lloyd
-    iterations, vectorised over all chunks at once (no loop over chunks or points). ``method="sklearn"``:
-    scikit-learn ``KMeans(init="k-means++", n_init=1)`` per chunk (slow: ~0.1 s per call on 2 busy cores).
+    ``method="batched"`` (default): k-means++ seeding (D² sampling) followed by exactly ``n_iter`` Lloyd
+    iterations, vectorised over all chunks at once (the package's per-chunk k-means kernel, whose random
+    numbers are drawn per chunk: with a fixed seed, a point changes its own tuple only, bit for bit).
+    ``method="sklearn"``: scikit-learn ``KMeans(init="k-means++", n_init=1)`` per chunk (slow; a reference).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 500, axis=0)
+    >>> kmeans_tuples(X, 2, 10, rng=0).shape
+    (10, 2, 2)
     """
     X = check_data(X)
-    k = check_positive_int(n_clusters, "n_clusters")
-    n_tuples = check_positive_int(n_tuples, "n_tuples")
-    rng = check_rng(rng)
     n, d = X.shape
+    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
+    n_tuples = check_int(n_tuples, "n_tuples", 1, max(1, MAX_ALLOCATION // (k * d)))
+    n_iter = check_int(n_iter, "n_iter", 1, 10_000)
+    check_options(method, "method", ("batched", "sklearn"))
+    rng = check_rng(rng, "rng")
     if labels is None:
         labels = rng.integers(0, n_tuples, size=n)
-    labels = np.asarray(labels)
+    else:
+        if isinstance(labels, (str, bytes)):
+            raise BadTypeError("labels must be an array of integers, got a string")
+        labels = np.asarray(labels)
+        if labels.dtype.kind not in "iu":
+            raise BadTypeError(f"labels must be integers, got dtype {labels.dtype}")
+        if labels.shape != (n,):
+            raise ValueError(f"labels must have one entry per row of X ({n}), got shape {labels.shape}")
+        if n and (labels.min() < 0 or labels.max() >= n_tuples):
+            raise ValueError(f"labels must lie in [0, n_tuples) = [0, {n_tuples})")
+    if method == "sklearn":
+        return _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng)
+    return _chunk_tuples(X, labels, n_tuples, k, rng, n_iter)
+
+
+def _chunk_tuples(X, labels, n_tuples, k, rng, n_iter, n_init=1, empty=0.0):
+    """The tuple set of per-chunk k-means (NaN centres of empty chunks replaced by the public ``empty``)."""
+    T, _ = _kernels.chunk_kmeans(X, labels, n_tuples, k, rng, n_iter=n_iter, n_init=n_init)
+    bad = np.isnan(T)
+    if bad.any():
+        T[bad] = np.broadcast_to(empty, T.shape)[bad]
+    return T
+
+
+def _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng):
+    from sklearn.cluster import KMeans
+
     order = np.argsort(labels, kind="stable")
     Xs, ls = X[order], labels[order]
     bnd = np.searchsorted(ls, np.arange(n_tuples + 1))
-    sizes = np.diff(bnd)
-    out = np.zeros((n_tuples, k, d))
-    if method == "sklearn":
-        from sklearn.cluster import KMeans
-        for t in range(n_tuples):  # loop over chunks
-            S = Xs[bnd[t]:bnd[t + 1]]
-            if S.shape[0] >= k:
-                out[t] = KMeans(n_clusters=k, init="k-means++", n_init=1,
-                                random_state=int(rng.integers(2**31 - 1))).fit(S).cluster_centers_
-            elif S.shape[0] > 0:
-                out[t] = S[np.arange(k) % S.shape[0]]
-        return out
-    if method != "batched":
-        raise ValueError(f"method must be 'batched' or 'sklearn', got {method!r}")
-    nonempty = sizes > 0
-    # k-means++ seeding, all chunks at once
-    first = bnd[:-1] + np.floor(rng.random(n_tuples) * np.maximum(sizes, 1)).astype(np.int64)
-    first = np.minimum(first, n - 1)
-    out[:, 0] = Xs[first]
-    mind = ((Xs - out[ls, 0]) ** 2).sum(axis=1)
-    # D² sampling with CHUNK-LOCAL cumulative sums (a padded (n_tuples, max chunk size) array): a global cumsum
-    # would let the other chunks' values enter each chunk's draw through floating-point rounding, and the privacy
-    # argument needs every tuple to be a function of its own chunk only.
-    pos = np.arange(n) - bnd[ls]
-    width = max(int(sizes.max()), 1)
-    for j in range(1, k):  # loop over the k seeds
-        W = np.zeros((n_tuples, width))
-        W[ls, pos] = mind
-        cs = np.cumsum(W, axis=1)
-        target = rng.random(n_tuples) * cs[:, -1]
-        loc = np.minimum((cs <= target[:, None]).sum(axis=1), np.maximum(sizes - 1, 0))  # searchsorted "right"
-        idx = np.minimum(bnd[:-1] + loc, n - 1)
-        # chunks whose points all coincide with the seeds (tot == 0) repeat a point: a degenerate tuple
-        out[:, j] = Xs[idx]
-        mind = np.minimum(mind, ((Xs - out[ls, j]) ** 2).sum(axis=1))
-    # Lloyd iterations, all chunks at once
-    for _ in range(n_iter):
-        d2 = ((Xs[:, None, :] - out[ls]) ** 2).sum(axis=2)
-        a = np.argmin(d2, axis=1)
-        key = ls * k + a
-        cnt = np.bincount(key, minlength=n_tuples * k).reshape(n_tuples, k)
-        sm = np.stack([np.bincount(key, weights=Xs[:, j], minlength=n_tuples * k) for j in range(d)], axis=1)
-        sm = sm.reshape(n_tuples, k, d)
-        upd = cnt > 0
-        out[upd] = sm[upd] / cnt[upd][:, None]
-    out[~nonempty] = 0.0
+    out = np.zeros((n_tuples, k, X.shape[1]))
+    for t in range(n_tuples):  # loop over chunks (the reference implementation)
+        S = Xs[bnd[t]:bnd[t + 1]]
+        if S.shape[0] >= k:
+            out[t] = KMeans(n_clusters=k, init="k-means++", n_init=1,
+                            random_state=int(rng.integers(2**31 - 1))).fit(S).cluster_centers_
+        elif S.shape[0] > 0:
+            out[t] = S[np.arange(k) % S.shape[0]]
     return out
 
 
-def min_valid_tuples(min_n_of):
-    """Smallest n with ``min_n_of(n) <= n`` (``min_n_of`` = 2 ell(n) + 2 is non-increasing in n, so
-    ``n - min_n_of(n)`` is increasing: bisection). Public computation only."""
+def min_valid_tuples(min_n_of, *, max_tuples: int = MAX_TUPLES) -> int:
+    """Smallest n with ``min_n_of(n) <= n`` (a public computation).
+
+    ``min_n_of`` (= 2 ell(n) + 2) does not increase with n, so ``n - min_n_of(n)`` increases: a doubling
+    search then bisection, O(log n) evaluations. ``min_n_of`` may raise ``ValueError`` for an n that is too
+    small. Raises ``ValueError`` if no n up to ``max_tuples`` works (a budget far too small).
+
+    Examples
+    --------
+    >>> min_valid_tuples(lambda n: 1000 - n // 2)
+    667
+    """
+    if not callable(min_n_of):
+        raise BadTypeError(f"min_n_of must be a callable n -> minimum number of tuples, got {min_n_of!r}")
+    cap = check_int(max_tuples, "max_tuples", 2, MAX_TUPLES)
+
     def ok(n):
         try:
             return min_n_of(n) <= n
         except ValueError:
             return False
+
     hi = 2
     while not ok(hi):
-        hi *= 2
-        if hi > 2**40:
-            raise ValueError("no number of tuples satisfies n >= 2 ell + 2")
-    lo = hi // 2
+        if hi >= cap:
+            raise ValueError(f"no number of tuples up to {cap} satisfies n >= 2*ell(n)+2: epsilon (or delta) is "
+                             f"too small for k-tuple clustering")
+        hi = min(2 * hi, cap)
+    lo = hi // 2 if hi > 2 else 1
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
 
 
-def min_tuples_noisy_centers(n_clusters, epsilon, delta, beta=0.05, delta_split=(0.25, 0.25, 0.5)):
-    """Smallest number of tuples PrivatekNoisyCenters accepts (n >= 2 ell(n) + 2)."""
-    g = PrivatekNoisyCenters(n_clusters, epsilon, delta, gamma=10.0, beta=beta, delta_split=delta_split)
-    return min_valid_tuples(lambda n: g.params(n)["min_n"])
+def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05,
+                             delta_split=(0.25, 0.25, 0.5)) -> int:
+    """Smallest number of tuples PrivatekNoisyCenters accepts (n >= 2 ell(n) + 2).
+
+    Examples
+    --------
+    >>> min_tuples_noisy_centers(2, 4.0, 1e-6)
+    324
+    """
+    check_int(n_clusters, "n_clusters", 2, MAX_ALLOCATION)
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    beta = _prob(beta, "beta")
+    f = _Shares(3)(delta_split, "delta_split")
+    return min_valid_tuples(lambda n: _noisy_centers_gc_params(n, eps, dl, beta, f)["min_n"])
 
 
-def min_tuples_kaverages(n_clusters, epsilon, delta, beta=0.05):
-    """Smallest number of tuples PrivatekAverages accepts (n >= 2 ell(n) + 2)."""
-    return min_valid_tuples(lambda n: private_kaverages_params(n, n_clusters, epsilon, delta, beta)["min_n"])
+def min_tuples_kaverages(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05) -> int:
+    """Smallest number of tuples PrivatekAverages accepts (n >= 2 ell(n) + 2).
+
+    Examples
+    --------
+    >>> min_tuples_kaverages(2, 4.0, 1e-6)
+    282
+    """
+    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    beta = _prob(beta, "beta")
+    return min_valid_tuples(lambda n: _kaverages_params(n, k, eps, dl, beta)["min_n"])
 
 
-class PrivateKMeansEasy:
-    """k-means on easy (well-separated) instances by reduction to k-tuple clustering (paper §5; spec §2.7) —
+class PrivateKMeansEasy(CentroidMixin, DPEstimator):
+    """k-means on easy (well-separated) instances by reduction to k-tuple clustering (paper §5) —
     (epsilon, delta)-DP under add/remove of one point.
 
-    1. Split X into ``n_tuples`` chunks by independent random labels (sample-and-aggregate; disjoint chunks,
-       so no subsampling lemma is needed) and run k-means++ on each chunk: a tuple set T (not private);
+    1. Split X into ``n_tuples`` chunks by independent random labels (sample-and-aggregate: disjoint chunks, so
+       no subsampling lemma is needed) and run k-means++ then Lloyd on each chunk: a tuple set T (not private);
     2. ``Ĉ = G(T)`` with G = :class:`PrivatekNoisyCenters` (default) or :class:`PrivatekAverages` at
-       (tuple_fraction * eps, tuple_fraction * delta) — one point changes one tuple;
-    3. one private Lloyd step: ``S_i`` = points nearest to ĉ_i; noisy sum (Gaussian, L2 sensitivity = the
-       half-diagonal of the bounds box, points centred at the box centre) and noisy count (Laplace, sensitivity 1),
-       ``â_i = noisy sum / max(noisy count, 1)`` clipped to the box. Under add/remove one point enters one S_i,
-       so the k releases compose in parallel (ledger group), costing the remaining (eps, delta) once.
+       (tuple_fraction·ε, tuple_fraction·δ) — one point changes one tuple;
+    3. one private Lloyd step: ``S_i`` = points nearest to ĉ_i; noisy sums (Gaussian mechanism, L2
+       sensitivity = the half-diagonal of the bounds box, points centred at the box centre) and noisy counts
+       (Laplace mechanism, sensitivity 1), ``â_i = noisy sum / max(noisy count, 1)`` clipped to the box. Under
+       add/remove one point enters one S_i, so each vector release has the sensitivity of one point.
     4. If G fails (status False), the Lloyd step starts from k centres drawn uniformly in the box
        (data-independent) — the budget is still charged, so ``ledger_`` always totals (epsilon, delta).
 
+    **N is not used.** The number of tuples is a function of public parameters only (k, ε, δ, β): by default
+    the smallest number G accepts, plus 10%. Nothing depends on the number of records; with too few records
+    per chunk (fewer than about 10k) the tuples degrade, G's test fails and ``status_`` is False.
+
     Parameters
     ----------
-    n_clusters, epsilon, delta : int, float, float
-    bounds : public box (low, high), (lows, highs) or (d, 2). Data outside is clipped to it.
-    n_tuples : int or None
-        Number of chunks = tuples. Default: the smallest valid number for G (2 ell + 2), plus 10%.
-    tuple_algorithm : "noisy_centers" or "averages"
-    tuple_fraction : float in (0, 1)
-        Share of epsilon and of delta given to G (default 0.5).
-    count_fraction : float in (0, 1)
-        Share of the Lloyd-step epsilon given to the noisy counts (default 0.25).
+    n_clusters : int
+        k.
+    epsilon, delta : float
+        The budget, ε > 0 and 0 < δ < 1.
+    bounds : (low, high), (lows, highs) or array (d, 2)
+        Required public box of the data; points outside are clipped onto it.
+    n_tuples : int, optional
+        Number of chunks = tuples (>= 2). Default: the smallest valid number for G (2 ell + 2), plus 10%.
+    tuple_algorithm : {"noisy_centers", "averages"}, default "noisy_centers"
+        G: :class:`PrivatekNoisyCenters` (Alg. 4.4) or :class:`PrivatekAverages` (Alg. 4.3).
+    tuple_fraction : float in (0, 1), default 0.5
+        Share of ε and of δ given to G.
+    count_fraction : float in (0, 1), default 0.25
+        Share of the Lloyd step's ε given to the noisy counts.
     gamma : float, optional
-        Γ of G (see the k-tuple classes).
-    kmeans_iter : int
-        Lloyd iterations after the k-means++ seeding on every chunk (default 20).
-    min_chunk : int
-        The smallest allowed expected chunk size (default 10k); fit raises ValueError if ``len(X) < n_tuples * min_chunk``.
-        This refusal is the only use of ``len(X)``: it reveals whether ``len(X) >= n_tuples * min_chunk``, so the
-        add/remove guarantee treats that bit as public (as the paper treats n); everything else is DP under
-        add/remove with no assumption on n.
+        Γ of G (see the k-tuple classes; >= 9 for "averages").
+    beta : float, default 0.05
+        Failure probability of G (utility).
+    kmeans_iter : int, default 20
+        Lloyd iterations after the k-means++ seeding on every chunk.
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger; a fit it cannot afford raises before the data are read.
 
     Attributes
     ----------
-    cluster_centers_, status_ (G's status bit), ledger_, n_tuples_
+    cluster_centers_ : ndarray (k, d)
+        The private centres, inside the box.
+    status_ : bool
+        G's status bit (False: the Lloyd step started from data-independent random centres).
+    tuple_centers_ : ndarray (k, d) or None
+        G's released centres (private), None on Failure.
+    n_tuples_ : int
+        The number of tuples used (public).
+    ledger_ : PrivacyLedger
+    bounds_ : (ndarray, ndarray)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(4000, 2)) * 0.01 + rng.choice([-5.0, 5.0], size=(4000, 1))
+    >>> km = PrivateKMeansEasy(2, 4.0, 1e-6, bounds=(-10, 10), random_state=0).fit(X)
+    >>> km.cluster_centers_.shape, tuple(round(v, 9) for v in km.ledger_.total())
+    ((2, 2), (4.0, 1e-06))
     """
 
-    def __init__(self, n_clusters, epsilon, delta, *, bounds, n_tuples=None, tuple_algorithm="noisy_centers",
-                 tuple_fraction=0.5, count_fraction=0.25, gamma=None, beta=0.05, min_chunk=None, kmeans_iter=20,
-                 random_state=None):
-        self.kmeans_iter = kmeans_iter
+    _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), bounds=BoundsSpec(),
+                       n_tuples=NoneOr(Int(2, MAX_TUPLES)), tuple_algorithm=Options("noisy_centers", "averages"),
+                       tuple_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
+                       count_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
+                       gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
+                       beta=Real(0.0, 1.0, low_open=True, high_open=True), kmeans_iter=Int(1, 10_000),
+                       random_state=RandomState(), ledger=Ledger())
+
+    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, bounds, n_tuples: int | None = None,
+                 tuple_algorithm: str = "noisy_centers", tuple_fraction: float = 0.5, count_fraction: float = 0.25,
+                 gamma: float | None = None, beta: float = 0.05, kmeans_iter: int = 20, random_state=None,
+                 ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -1292,98 +1694,74 @@ class PrivateKMeansEasy:
         self.count_fraction = count_fraction
         self.gamma = gamma
         self.beta = beta
-        self.min_chunk = min_chunk
+        self.kmeans_iter = kmeans_iter
         self.random_state = random_state
+        self.ledger = ledger
 
-    def _make_g(self, d, rng_seed, radius, center):
-        k = self.n_clusters
-        eg, dg = self._eps * self._tf, self._dl * self._tf
-        if self.tuple_algorithm == "noisy_centers":
-            return PrivatekNoisyCenters(k, eg, dg, gamma=self.gamma, beta=self._beta, random_state=rng_seed)
-        if self.tuple_algorithm == "averages":
-            return PrivatekAverages(k, eg, dg, radius=radius, center=center, beta=self._beta,
-                                    gamma=10.0 if self.gamma is None else self.gamma, random_state=rng_seed)
-        raise ValueError(f"tuple_algorithm must be 'noisy_centers' or 'averages', got {self.tuple_algorithm!r}")
-
-    def _min_tuples(self):
-        eg, dg = self._eps * self._tf, self._dl * self._tf
-        if self.tuple_algorithm == "averages":
-            f = lambda n: private_kaverages_params(n, self._k, eg, dg, self._beta)["min_n"]  # noqa: E731
+    def _setup(self, p, d, low, high):
+        """G, its checked parameters and public parameters, and the number of tuples (public inputs only)."""
+        k = p.n_clusters
+        eg, dg = p.epsilon * p.tuple_fraction, p.delta * p.tuple_fraction
+        if p.tuple_algorithm == "noisy_centers":
+            if k < 2:
+                raise ValueError(f"n_clusters must be >= 2 for tuple_algorithm='noisy_centers', got {k}")
+            g = PrivatekNoisyCenters(k, eg, dg, gamma=p.gamma, beta=p.beta)
         else:
-            g = PrivatekNoisyCenters(self._k, eg, dg, gamma=self.gamma, beta=self._beta)
-            f = lambda n: g.params(n)["min_n"]  # noqa: E731
-        return int(math.ceil(1.1 * min_valid_tuples(f)))
-
-    def _validate(self, n_samples, n_features):
-        self._k = check_n_clusters(self.n_clusters)
-        self._eps = check_epsilon(self.epsilon)
-        self._dl = check_delta(self.delta)
-        self._beta = _check_prob(self.beta, "beta")
-        self._tf = _check_prob(self.tuple_fraction, "tuple_fraction")
-        self._cf = _check_prob(self.count_fraction, "count_fraction")
-        self._kit = check_positive_int(self.kmeans_iter, "kmeans_iter")
-        if self.tuple_algorithm not in ("noisy_centers", "averages"):
-            raise ValueError(f"tuple_algorithm must be 'noisy_centers' or 'averages', got {self.tuple_algorithm!r}")
-        low, high = check_bounds(self.bounds, n_features)
-        n_t = self._min_tuples() if self.n_tuples is None else check_positive_int(self.n_tuples, "n_tuples")
-        # G's own preconditions (gamma, n_tuples >= 2 ell + 2, ...) on public values, before the data is read
-        self._make_g(n_features, None, float(np.linalg.norm(high - low) / 2), (low + high) / 2).check_params(
-            n_t, n_features)
-        min_chunk = 10 * self._k if self.min_chunk is None else check_positive_int(self.min_chunk, "min_chunk")
-        if n_samples < n_t * min_chunk:
-            raise ValueError(f"n_samples={n_samples} is too small: PrivateKMeansEasy needs n_tuples * min_chunk = "
-                             f"{n_t} * {min_chunk} = {n_t * min_chunk} points at epsilon={self._eps}, "
-                             f"delta={self._dl} (k={self._k})")
-        return low, high, n_t
+            if p.gamma is not None and p.gamma < 9:
+                raise ValueError(f"gamma must be >= 9 for tuple_algorithm='averages', got {p.gamma}")
+            g = PrivatekAverages(k, eg, dg, radius=float(np.linalg.norm(high - low) / 2), center=np.zeros(d),
+                                 beta=p.beta, gamma=10.0 if p.gamma is None else p.gamma)
+        gp = g._validate_params()
+        if p.n_tuples is None:
+            n_t = int(math.ceil(1.1 * min_valid_tuples(lambda n: g._public_params(gp, n, None, False)["min_n"])))
+        else:
+            n_t = p.n_tuples
+        prm = g._public_params(gp, n_t, d)
+        return g, gp, prm, n_t
 
     def fit(self, X, y=None):
-        """Fit on X (n, d); returns self. Public-parameter checks run before any data value is read."""
-        shape = np.shape(X)
-        if len(shape) != 2:
-            raise ValueError(f"X must be 2-D of shape (n_samples, n_features), got shape {shape}")
-        low, high, n_t = self._validate(shape[0], shape[1])
-        X = check_data(X)
-        rng = check_rng(self.random_state)
-        d = X.shape[1]
-        X = np.clip(X, low, high)
+        """Fit on X (n_samples, n_features); ``y`` is ignored. Returns self.
+
+        Every public precondition (including G's: Γ, n_tuples >= 2 ell + 2) is checked before any value of X
+        is read; a shared ``ledger`` that cannot afford the fit raises before the data are read."""
+        p = self._validate_params()
+        shape = np.shape(X) if not isinstance(X, (str, bytes)) else ()
+        if len(shape) == 2 and shape[1] >= 1:
+            low, high = check_bounds(p.bounds, shape[1])
+            self._setup(p, shape[1], low, high)
+        return super().fit(X, y)
+
+    def _predict_space(self, X):
+        low, high = self.bounds_
+        return np.clip(X, low, high), self.cluster_centers_
+
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        n, d = X.shape
+        k = p.n_clusters
+        g, gp, prm, n_t = self._setup(p, d, low, high)
         center = (low + high) / 2
         radius = float(np.linalg.norm(high - low) / 2)
-        led = PrivacyLedger(self._eps, self._dl)
-        self.ledger_ = led
-        self.n_tuples_ = n_t
-        # 1. disjoint chunks by independent labels, k-means++ on each
-        T = kmeans_tuples(X, self._k, n_t, rng, n_iter=self._kit)
+        Z = np.clip(X, low, high)
+        Z -= center  # centred at the public box centre: the tuples and G's noise work near the origin
+        # 1. disjoint chunks by independent labels, k-means++ and Lloyd on each (not private)
+        split = _split_stream(rng)
+        T = _chunk_tuples(Z, split.integers(0, n_t, size=n), n_t, k, split, p.kmeans_iter)
         # 2. private k-tuple clustering
-        G = self._make_g(d, int(rng.integers(2**31 - 1)), radius, center)
-        C, status = G.cluster(T)
-        led.extend(G.ledger_, prefix="k-tuple: ")
+        with ledger.group(f"k-tuple clustering ({type(g).__name__}) on {n_t} chunk tuples"):
+            C, status = g._run(T, gp, prm, ledger, rng)
         self.status_ = bool(status)
+        self.tuple_centers_ = None if C is None else center + C
         if C is None:
-            C = low + rng.random((self._k, d)) * (high - low)
-        # 3. one private Lloyd step (parallel composition over the clusters)
-        eps_l, dl_l = self._eps * (1 - self._tf), self._dl * (1 - self._tf)
-        eps_cnt, eps_sum = eps_l * self._cf, eps_l * (1 - self._cf)
-        lab = np.argmin(((X[:, None, :] - C[None]) ** 2).sum(axis=2), axis=1)
-        Z = X - center[None, :]
-        sums = np.zeros((self._k, d))
-        np.add.at(sums, lab, Z)
-        counts = np.bincount(lab, minlength=self._k).astype(float)
-        sigma = gaussian_sigma(radius, eps_sum, dl_l)
-        noisy_sums = sums + rng.normal(0.0, sigma, size=sums.shape)
-        noisy_counts = counts + rng.laplace(0.0, 1.0 / eps_cnt, size=self._k)
-        with led.parallel("Lloyd step (one point joins one cluster)") as par:
-            for i in range(self._k):
-                with par.partition():
-                    led.record(f"Lloyd step: noisy count {i}", eps_cnt, 0.0, 1.0)
-                    led.record(f"Lloyd step: noisy sum {i} (Gaussian)", eps_sum, dl_l, radius)
+            C = (rng.random((k, d)) - 0.5) * (high - low)  # data-independent fallback, uniform in the box
+        # 3. one private Lloyd step: one point changes one cluster's count by 1 and its sum by <= radius
+        eps_l, dl_l = p.epsilon * (1 - p.tuple_fraction), p.delta * (1 - p.tuple_fraction)
+        eps_cnt = eps_l * p.count_fraction
+        _, counts, sums = _kernels.assign_stats(Z, C)
+        noisy_counts = laplace_mechanism(counts, 1.0, eps_cnt, rng, l0_sensitivity=1, ledger=ledger,
+                                         name="Lloyd step: noisy counts")
+        noisy_sums = gaussian_mechanism(sums, radius, eps_l - eps_cnt, dl_l, rng, l0_sensitivity=d, ledger=ledger,
+                                        name="Lloyd step: noisy sums (Gaussian)")
         centers = center[None, :] + noisy_sums / np.maximum(noisy_counts, 1.0)[:, None]
         self.cluster_centers_ = np.clip(centers, low, high)
-        self.tuple_centers_ = None if not status else C  # G's released output (private)
-        return self
-
-    def predict(self, X):
-        """Index of the nearest centre for each row of X."""
-        if getattr(self, "cluster_centers_", None) is None:
-            raise ValueError("call fit first")
-        X = check_data(X, n_features=self.cluster_centers_.shape[1])
-        return np.argmin(((X[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=2), axis=1)
+        self.n_tuples_ = int(n_t)

@@ -20,6 +20,7 @@ drawn; a release it cannot afford raises :class:`~dpclust_core.accounting.Budget
 """
 from __future__ import annotations
 
+import functools
 import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -482,6 +483,13 @@ def discrete_gaussian_sigma(l2_sensitivity, epsilon, delta):
     sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     if sens == 0:
         return 0.0
+    return float(np.nextafter(sens / math.sqrt(2.0 * _largest_rho(eps, dl)), np.inf))
+
+
+@functools.lru_cache(maxsize=4096)
+def _largest_rho(eps, dl):
+    """The largest rho (to 1e-12 relative, from below) with ``zcdp_delta(rho, eps) <= dl`` (cached: it does not
+    depend on the sensitivity, and estimators calibrate many releases at the same (eps, delta))."""
     lo, hi = 1e-12, 1.0  # rho bracket: find the largest rho with zcdp_delta(rho) <= delta
     while zcdp_delta(hi, eps) <= dl:
         hi *= 2.0
@@ -495,7 +503,7 @@ def discrete_gaussian_sigma(l2_sensitivity, epsilon, delta):
             hi = mid
         if hi - lo <= 1e-12 * lo:
             break
-    return float(np.nextafter(sens / math.sqrt(2.0 * lo), np.inf))
+    return lo
 
 
 def _gaussian_grid(l2, eps, dl, l0):

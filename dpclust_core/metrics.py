@@ -1,29 +1,29 @@
-"""Clustering quality metrics.
+"""Clustering quality metrics (the ground floor: no algorithm module is imported here).
 
 * :func:`nicv` — Normalised Intra-Cluster Variance, the thesis's objective and metric, Eq. (2.8):
-  ``NICV = (1/N) Σ_l min_j ||x_l − o_j||²`` (normalised by N only), spec §2.1 and §4.1.
+  ``NICV = (1/N) Σ_l min_j ||x_l − o_j||²`` (normalised by N only).
 * :func:`wcss` — within-cluster sum of squares, ``N · NICV`` (the metric of Lee & Kifer).
+* :func:`squared_distances`, :func:`assign` — the nearest-centre helpers, computed in blocks of rows by the
+  shared kernels (no n × k × d temporary).
+* WaveCluster's metrics (Chen, Yu & Chirkova, CIKM 2015, §6): :func:`dsg_c` (clusters as sets of grid cells),
+  :func:`ocm` and :func:`two_ce` (agreement of two classifications), :func:`rand_index`,
+  :func:`k_relative_error` and the protocol's :func:`fixed_split`. The classifier of the protocol needs the
+  grid geometry and lives in :mod:`dpclust_core.wavecluster` (``grid_classifier``, ``cluster_then_classify``).
+
+Every function validates its input and raises a ``ValueError``/``TypeError`` naming the argument (NaN, inf,
+strings, wrong shapes); none returns NaN for NaN input.
 """
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
-from ._validation import check_data
+from . import _kernels
+from ._validation import (MAX_ALLOCATION, BadTypeError, check_data, check_int, check_probability, check_real,
+                          check_rng)
 
-__all__ = ["nicv", "wcss", "squared_distances", "assign"]
-
-
-def squared_distances(X, centers) -> np.ndarray:
-    """Squared Euclidean distances, shape (N, k), computed without an (N, k, d) intermediate."""
-    X = np.asarray(X, dtype=float)
-    C = np.asarray(centers, dtype=float)
-    d2 = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C.T + (C * C).sum(axis=1)[None, :]
-    return np.maximum(d2, 0.0)
-
-
-def assign(X, centers) -> np.ndarray:
-    """Index of the nearest centre for every point (ties go to the lowest index)."""
-    return np.argmin(squared_distances(X, centers), axis=1)
+__all__ = ["nicv", "wcss", "squared_distances", "assign", "dsg_c", "ocm", "two_ce", "rand_index",
+           "k_relative_error", "fixed_split"]
 
 
 def _check(X, centers):
@@ -34,32 +34,94 @@ def _check(X, centers):
     return X, C
 
 
-def wcss(X, centers) -> float:
-    """Within-cluster sum of squares: ``Σ_l min_j ||x_l − o_j||²``."""
+def squared_distances(X, centers) -> np.ndarray:
+    """Squared Euclidean distances of every point to every centre, shape (N, k), never negative.
+
+    Computed in blocks of rows (no (N, k, d) intermediate).
+
+    Examples
+    --------
+    >>> squared_distances([[0.0, 0.0], [3.0, 4.0]], [[0.0, 0.0]]).tolist()
+    [[0.0], [25.0]]
+    """
     X, C = _check(X, centers)
-    return float(squared_distances(X, C).min(axis=1).sum())
+    return _kernels.sq_distances(X, C)
+
+
+def assign(X, centers) -> np.ndarray:
+    """Index of the nearest centre for every point (ties go to the lowest index), in blocks of rows.
+
+    Examples
+    --------
+    >>> assign([[0.0], [0.9], [2.0]], [[0.0], [2.0]]).tolist()
+    [0, 0, 1]
+    """
+    X, C = _check(X, centers)
+    return _kernels.assign(X, C)
+
+
+def wcss(X, centers) -> float:
+    """Within-cluster sum of squares: ``Σ_l min_j ||x_l − o_j||²``.
+
+    Examples
+    --------
+    >>> wcss([[0.0, 0.0], [2.0, 0.0], [10.0, 0.0]], [[1.0, 0.0], [10.0, 0.0]])
+    2.0
+    """
+    X, C = _check(X, centers)
+    return float(_kernels.wcss(X, C))
 
 
 def nicv(X, centers) -> float:
-    """Normalised intra-cluster variance, Eq. (2.8): ``(1/N) Σ_l min_j ||x_l − o_j||²``."""
+    """Normalised intra-cluster variance, Eq. (2.8): ``(1/N) Σ_l min_j ||x_l − o_j||²``.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        The points (finite real numbers).
+    centers : array_like, shape (k, d)
+        The centres.
+
+    Returns
+    -------
+    float
+        The mean squared distance of a point to its nearest centre.
+
+    Examples
+    --------
+    >>> nicv([[0.0, 0.0], [2.0, 0.0], [10.0, 0.0], [10.0, 4.0]], [[1.0, 0.0], [10.0, 1.0]])
+    3.0
+    """
     X, C = _check(X, centers)
-    return float(squared_distances(X, C).min(axis=1).mean())
+    return float(_kernels.wcss(X, C)) / X.shape[0]
 
 
 # ----------------------------------------------------------------------------- WaveCluster metrics
-# Spec wavecluster.md §3.1–§3.4 (Chen, Yu & Chirkova, CIKM 2015, §6): DSG_C, the clustering-first-then-
-# classification protocol, OCM, 2CE, and the relative error of k'.
-__all__ += ["dsg_c", "ocm", "two_ce", "rand_index", "k_relative_error", "grid_classifier",
-            "cluster_then_classify", "fixed_split"]
+def _labels(a, name, *, integer=False):
+    """A non-empty array of finite real labels (strings, objects, complex numbers and NaN refused)."""
+    if isinstance(a, (str, bytes)):
+        raise BadTypeError(f"{name} must be an array of labels (numbers), got a string")
+    try:
+        raw = np.asarray(a)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} must be a numeric array of labels: {exc}") from None
+    if raw.dtype.kind not in "iuf":
+        raise BadTypeError(f"{name} must hold numeric labels, got dtype {raw.dtype}")
+    if raw.ndim == 0 or raw.size == 0:
+        raise ValueError(f"{name} must be a non-empty array of labels, got shape {raw.shape}")
+    if raw.dtype.kind == "f":
+        if not np.all(np.isfinite(raw)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        if integer:
+            if np.any(raw != np.round(raw)):
+                raise ValueError(f"{name} must hold integers (-1 or any negative value for non-significant)")
+            raw = raw.astype(np.int64)
+    return raw
 
 
-def _grid_clusters(labels):
+def _grid_clusters(lab):
     """Cluster id per significant cell (labels >= 0) as a dense 0..c-1 code; returns (flat_codes, sizes)."""
-    lab = np.asarray(labels).ravel()
-    if lab.size and not np.issubdtype(lab.dtype, np.integer):
-        if np.any(lab != np.round(lab)):
-            raise ValueError("grid labels must be integers (-1 or any negative value for non-significant)")
-        lab = lab.astype(np.int64)
+    lab = lab.ravel()
     codes = np.full(lab.shape, -1, dtype=np.int64)
     sig = lab >= 0
     if sig.any():
@@ -69,18 +131,25 @@ def _grid_clusters(labels):
 
 
 def dsg_c(true_grid_labels, private_grid_labels) -> float:
-    """DSG_C, the dissimilarity of significant grids and clusters (spec §3.1, paper §6.1).
+    """DSG_C, the dissimilarity of significant grids and clusters (paper §6.1).
 
     Clusters are sets of significant cells of the same public grid (label >= 0; negative = not significant).
     ``d(T_i, P_j) = max(|T_i \\ P_j|, |P_j \\ T_i|)``; clusters are matched one-to-one by the Hungarian method
     (``scipy.optimize.linear_sum_assignment``) on a square cost matrix padded with dummy clusters, so an
     unmatched true cluster costs ``|T_i|`` and an unmatched private one ``|P_j|`` inside the optimisation.
-    ``DSG_C = min cost / |T|``, ``|T|`` = number of true significant cells. No private cluster gives 1; no true
-    cluster gives nan (0 when there is no private cluster either). DSG_C can exceed 1.
-    """
-    from scipy.optimize import linear_sum_assignment
+    ``DSG_C = min cost / |T|``, ``|T|`` = number of true significant cells. No private cluster gives 1; DSG_C can
+    exceed 1. With no true cluster DSG_C is undefined: 0 if there is no private cluster either, else a
+    ``ValueError``.
 
-    a, b = np.asarray(true_grid_labels), np.asarray(private_grid_labels)
+    Examples
+    --------
+    >>> t = [-1, 0, -1, 0, -1, 0, -1, -1, -1, -1]   # the paper's {g1, g3, g5}
+    >>> q = [-1, 4, -1, -1, -1, 4, -1, 4, -1, 4]    # against {g1, g5, g7, g9}: d = 2
+    >>> round(dsg_c(t, q), 4)
+    0.6667
+    """
+    a = _labels(true_grid_labels, "true_grid_labels", integer=True)
+    b = _labels(private_grid_labels, "private_grid_labels", integer=True)
     if a.shape != b.shape:
         raise ValueError(f"true_grid_labels and private_grid_labels must have the same shape, got {a.shape} "
                          f"and {b.shape}")
@@ -89,7 +158,12 @@ def dsg_c(true_grid_labels, private_grid_labels) -> float:
     t, s = sa.size, sb.size
     total = int(sa.sum())
     if t == 0:
-        return 0.0 if s == 0 else float("nan")
+        if s == 0:
+            return 0.0
+        raise ValueError("true_grid_labels has no significant cell: DSG_C is undefined (it divides by |T| = 0)")
+    if max(t, s) > 20_000:
+        raise ValueError(f"true_grid_labels/private_grid_labels: {max(t, s)} clusters is too many for the "
+                         f"Hungarian matching (at most 20000)")
     both = (ta >= 0) & (tb >= 0)
     inter = np.zeros((t, s))
     if s:
@@ -104,36 +178,49 @@ def dsg_c(true_grid_labels, private_grid_labels) -> float:
 
 
 def _contingency(pred_t, pred_p):
-    a, b = np.asarray(pred_t).ravel(), np.asarray(pred_p).ravel()
+    a = _labels(pred_t, "pred_t").ravel()
+    b = _labels(pred_p, "pred_p").ravel()
     if a.shape != b.shape:
         raise ValueError(f"pred_t and pred_p must have the same length, got {a.size} and {b.size}")
-    if a.size == 0:
-        raise ValueError("pred_t is empty")
-    _, ia = np.unique(a, return_inverse=True)
-    _, ib = np.unique(b, return_inverse=True)
-    C = np.zeros((ia.max() + 1, ib.max() + 1))
+    ua, ia = np.unique(a, return_inverse=True)
+    ub, ib = np.unique(b, return_inverse=True)
+    if ua.size * ub.size > MAX_ALLOCATION // 8:
+        raise ValueError(f"pred_t/pred_p: {ua.size} x {ub.size} classes is too large a contingency table")
+    C = np.zeros((ua.size, ub.size))
     np.add.at(C, (ia, ib), 1)
     return C
 
 
 def ocm(pred_t, pred_p) -> float:
-    """Optimal class matching (spec §3.3): ``1 - CT/TT`` with CT the best one-to-one class matching.
+    """Optimal class matching (paper §6.2): ``1 - CT/TT`` with CT the best one-to-one class matching.
 
     ``C[a, b]`` = #test points with ``pred_t = a`` and ``pred_p = b``; CT = max over one-to-one matchings of
     the matched counts (``linear_sum_assignment(C, maximize=True)``, rectangular tables allowed).
-    """
-    from scipy.optimize import linear_sum_assignment
 
+    Examples
+    --------
+    >>> ocm([0, 0, 0, 1, 1, 2], [5, 5, 5, 3, 3, 9]), round(ocm([0, 0, 0, 1, 1, 2], [0, 0, 1, 1, 1, 1]), 4)
+    (0.0, 0.3333)
+    """
     C = _contingency(pred_t, pred_p)
     r, c = linear_sum_assignment(C, maximize=True)
     return float(1.0 - C[r, c].sum() / C.sum())
 
 
 def rand_index(pred_t, pred_p) -> float:
-    """Unadjusted Rand index, from the contingency table in O(N) (no loop over pairs)."""
+    """Unadjusted Rand index, from the contingency table in O(N) (no loop over pairs).
+
+    Examples
+    --------
+    >>> rand_index([0, 0, 1, 1], [1, 1, 0, 0]), round(rand_index([0, 0, 1, 1], [0, 1, 0, 1]), 4)
+    (1.0, 0.3333)
+    """
     C = _contingency(pred_t, pred_p)
     n = C.sum()
-    comb = lambda x: x * (x - 1) / 2.0  # noqa: E731
+
+    def comb(x):
+        return x * (x - 1) / 2.0
+
     pairs = comb(n)
     if pairs == 0:
         return 1.0
@@ -142,62 +229,42 @@ def rand_index(pred_t, pred_p) -> float:
 
 
 def two_ce(pred_t, pred_p) -> float:
-    """2CE, the 2-combination enumeration error (spec §3.4): inconsistent test pairs / C(TT, 2) = 1 - Rand."""
+    """2CE, the 2-combination enumeration error (paper §6.2): inconsistent test pairs / C(TT, 2) = 1 - Rand.
+
+    Examples
+    --------
+    >>> round(two_ce([0, 0, 1, 1], [0, 1, 0, 1]), 4)
+    0.6667
+    """
     return 1.0 - rand_index(pred_t, pred_p)
 
 
-def k_relative_error(k_prime, k) -> float:
-    """Relative error of the private number of significant cells, ``|k' - k| / k`` (paper §7.2)."""
-    k = float(k)
-    if not np.isfinite(k) or k <= 0:
-        raise ValueError(f"k must be > 0, got {k!r}")
-    # for an array of k' (several runs), the relative error of their mean, as the paper reports it
-    return abs(float(np.mean(k_prime)) - k) / k
+def k_relative_error(k_prime, k: float) -> float:
+    """Relative error of the private number of significant cells, ``|k' - k| / k`` (paper §7.2).
+
+    For an array of k' (several runs), the relative error of their mean, as the paper reports it.
+
+    Examples
+    --------
+    >>> round(k_relative_error([141.0, 143.0], 144), 4)
+    0.0139
+    """
+    kk = check_real(k, "k", low=0.0, low_open=True)
+    kp = _labels(k_prime if isinstance(k_prime, (str, bytes)) else np.atleast_1d(k_prime), "k_prime")
+    return abs(float(np.mean(kp)) - kk) / kk
 
 
-def fixed_split(n_samples, test_fraction=0.1, random_state=0):
-    """A fixed (seeded) 90/10 split of ``range(n_samples)`` for the protocol of spec §3.2: (train_idx, test_idx)."""
-    from ._validation import check_positive_int, check_rng
+def fixed_split(n_samples: int, test_fraction: float = 0.1, random_state=0):
+    """A fixed (seeded) split of ``range(n_samples)`` for the protocol of paper §6: ``(train_idx, test_idx)``.
 
-    n = check_positive_int(n_samples, "n_samples", minimum=2)
-    if not (0.0 < test_fraction < 1.0):
-        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
-    perm = check_rng(random_state).permutation(n)
-    n_test = max(1, int(round(test_fraction * n)))
+    Examples
+    --------
+    >>> tr, te = fixed_split(100, 0.1, random_state=0)
+    >>> tr.size, te.size, len(set(tr) & set(te))
+    (90, 10, 0)
+    """
+    n = check_int(n_samples, "n_samples", 2, MAX_ALLOCATION)
+    frac = check_probability(test_fraction, "test_fraction")
+    perm = check_rng(random_state, "random_state").permutation(n)
+    n_test = min(n - 1, max(1, int(round(frac * n))))
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
-
-
-def grid_classifier(grid_labels, bounds, random_state=0):
-    """Train the protocol's classifier on a labelled W grid (spec §3.2): one sample per significant cell.
-
-    Features = the cell's centre in data coordinates, label = its cluster. scikit-learn's
-    ``DecisionTreeClassifier(criterion="entropy")`` (CART with entropy) stands in for C4.5; its seed is fixed.
-    Returns the fitted tree, or None if the grid has no significant cell (then every prediction is one class).
-    """
-    from sklearn.tree import DecisionTreeClassifier
-
-    from .wavecluster import grid_cell_centers
-
-    lab = np.asarray(grid_labels)
-    sig = lab.ravel() >= 0
-    if not sig.any():
-        return None
-    centers = grid_cell_centers(bounds, lab.shape)[sig]
-    clf = DecisionTreeClassifier(criterion="entropy", random_state=random_state)
-    return clf.fit(centers, lab.ravel()[sig])
-
-
-def cluster_then_classify(true_grid_labels, private_grid_labels, bounds, X_test, random_state=0):
-    """The clustering-first-then-classification protocol (spec §3.2): predictions of clf_t and clf_p on X_test.
-
-    Both grids come from WaveCluster runs on the training part; a grid with no significant cell predicts the
-    single class -1 for every test point.
-    """
-    from ._validation import check_data
-
-    X_test = check_data(X_test, "X_test")
-    out = []
-    for grid in (true_grid_labels, private_grid_labels):
-        clf = grid_classifier(grid, bounds, random_state)
-        out.append(np.full(X_test.shape[0], -1) if clf is None else clf.predict(X_test))
-    return out[0], out[1]

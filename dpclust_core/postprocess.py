@@ -4,7 +4,7 @@ DP k-means (DPLloyd, the paper's Algorithm 1) releases, in every round ``t = 1..
 ``ñ_k^(t)`` and a noisy coordinate sum ``s̃_k^(t)`` of every Voronoi cell of the centroids
 ``c^(t-1)`` it used, and usually only the last centroids ``c^(T)`` are kept. The intermediate
 releases were paid for (sequential composition) and carry information about the data that ``c^(T)``
-alone discards. This module turns them back into an estimate (spec ``mcmc-postprocessing.md``):
+alone discards. This module turns them back into an estimate:
 
 * :class:`Transcript` — the whole released sequence: the centroids actually used (``(T+1, K, d)``,
   index 0 = the public initial centroids), the noisy sums ``(T, K, d)`` and counts ``(T, K)``, and the
@@ -12,15 +12,15 @@ alone discards. This module turns them back into an estimate (spec ``mcmc-postpr
   :meth:`Transcript.from_dplloyd` (the paper's own setting is ``DPLloyd(variant="lee_kifer")``: unit
   L1 ball, ``Lap(2T/ε)`` on every count and coordinate sum).
 * :func:`transcript_log_likelihood` / :func:`transcript_loss` — the exact factorised Laplace
-  likelihood of the whole transcript given a dataset (spec §2.1): round ``t``'s observations are
-  compared with the statistics of the data in the cells of ``c^(t-1)``.
-* :func:`consistent_l1` — the consistency step of §3.2 (constrained maximum likelihood under Laplace
-  noise = constrained weighted L1 fit) in the closed form of spec §3: weighted medians of the per-round
-  totals and a same-sign reallocation, which attains the L1 lower bound.
+  likelihood of the whole transcript given a dataset (the paper's §3.1, corrected): round ``t``'s
+  observations are compared with the statistics of the data in the cells of ``c^(t-1)``.
+* :func:`consistent_l1` — the consistency step of the paper's §3.2 (constrained maximum likelihood under
+  Laplace noise = constrained weighted L1 fit) in closed form: weighted medians of the per-round totals and
+  a same-sign reallocation, which attains the L1 lower bound.
 * :class:`MCMCPostprocessor` — the paper's Metropolis–Hastings sampler over synthetic datasets with the
   Gaussian-mixture proposal (Eq. 1), the labelled Hastings correction of §3.3 or its marginal
   (Rao-Blackwellised) variant, best-state tracking, and a final non-private k-means on the best
-  sampled dataset (spec §4, §10.6).
+  sampled dataset.
 
 Privacy: everything here is **post-processing**. The postprocessor takes only a :class:`Transcript`
 (released values and public parameters) and public sizes, and uses its own random generator; it never
@@ -28,16 +28,18 @@ receives the private data or the mechanism's noise, so it spends no privacy budg
 """
 from __future__ import annotations
 
+import itertools
 import math
-import numbers
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_positive_int, check_rng
-from .kmeans.lloyd import _assign_t, _kmeanspp, _stats_t, project_l1_ball
-from .metrics import squared_distances
+from . import _kernels
+from ._validation import (BadTypeError, Bool, Int, NoneOr, Options, RandomState, Real, check_bool, check_data,
+                          check_int, check_n_clusters, check_options, check_real, check_rng)
+from .base import CentroidMixin, Estimator
+from .kmeans.lloyd import _project_l1, project_l1_ball
 
 __all__ = [
     "Transcript",
@@ -54,13 +56,16 @@ __all__ = [
     "MCMCPostprocessor",
 ]
 
+_MAX_STEPS = 10**8  #: most MH steps (each costs ~3 µs and ~100 bytes of pre-drawn proposal)
+_MAX_POINTS = 10**8  #: largest synthetic dataset
+
 
 # --------------------------------------------------------------------------------------------------
 # geometry helpers
 # --------------------------------------------------------------------------------------------------
 def _project_domain(V, domain, radius):
     if domain == "l1":
-        return project_l1_ball(V, radius)
+        return _project_l1(V, radius)
     return np.clip(V, -radius, radius)
 
 
@@ -75,10 +80,18 @@ def _in_domain(V, domain, radius, tol=1e-12):
 # the transcript
 # --------------------------------------------------------------------------------------------------
 def _as_finite(a, name, shape=None):
-    try:
-        arr = np.asarray(a, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric array") from None
+    if isinstance(a, (str, bytes)):
+        raise BadTypeError(f"{name} must be a numeric array, got a string")
+    raw = np.asarray(a)
+    if raw.dtype.kind not in "iuf":
+        if raw.dtype.kind == "O":
+            try:
+                raw = np.asarray(a, dtype=float)
+            except (TypeError, ValueError):
+                raise BadTypeError(f"{name} must be a numeric array") from None
+        if raw.dtype.kind not in "iuf":
+            raise BadTypeError(f"{name} must be a numeric array of real numbers, got dtype {raw.dtype}")
+    arr = raw.astype(float)
     if shape is not None and arr.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -86,32 +99,50 @@ def _as_finite(a, name, shape=None):
     return arr
 
 
+def _per_round(value, name, T):
+    arr = _as_finite(value, name)
+    if arr.ndim == 0:
+        arr = np.full(T, float(arr))
+    if arr.shape != (T,):
+        raise ValueError(f"{name} must be a scalar or have shape ({T},), got {arr.shape}")
+    return arr
+
+
 @dataclass(frozen=True)
 class Transcript:
-    """Everything an iterative DP k-means run released (spec §1.3), in the scaled domain.
+    """Everything an iterative DP k-means run released, in the scaled domain.
 
-    Attributes
+    Parameters
     ----------
-    centroids : ndarray (T+1, K, d)
+    centroids : array (T+1, K, d)
         ``centroids[t-1]`` are the centroids **actually used** to partition the data in round ``t``
         (index 0 = the public, data-independent initial centroids ``c^(0)``); ``centroids[T]`` is the
         final output ``c^(T)``, which partitions nothing in the likelihood.
-    s_tilde : ndarray (T, K, d)
+    s_tilde : array (T, K, d)
         Noisy cluster sums ``s̃_k^(t)`` (Algorithm 1).
-    n_tilde : ndarray (T, K)
+    n_tilde : array (T, K)
         Noisy cluster counts ``ñ_k^(t)``.
-    count_scale, sum_scale : ndarray (T,)
-        Laplace scale of every noisy count / every noisy coordinate sum of round ``t``
-        (``2T/ε`` for all rounds in the paper's setting).
+    count_scale, sum_scale : float or array (T,)
+        Laplace scale of every noisy count / every noisy coordinate sum of round ``t`` (> 0;
+        ``2T/ε`` for all rounds in the paper's setting).
     domain : {"l1", "box"}
         The public data domain in scaled units: the L1 ball ``||x||_1 <= radius`` (paper) or the box
         ``[-radius, radius]^d`` (the thesis's DPLloyd).
-    radius : float
+    radius : float, default 1.0
         ``r`` of the domain.
-    bounds : tuple (low, high) of arrays (d,), or None
+    bounds : tuple (low, high) of arrays (d,), optional
         Public bounds of the original units (to map centroids back), if known.
-    epsilon : float or None
+    epsilon : float, optional
         The budget the run spent (informational).
+    meta : dict, optional
+        Free-form public information (e.g. the variant).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tr = Transcript(np.zeros((3, 2, 1)), np.zeros((2, 2, 1)), np.ones((2, 2)), 1.0, 1.0)
+    >>> tr.n_rounds, tr.n_clusters, tr.n_features
+    (2, 2, 1)
     """
 
     centroids: np.ndarray
@@ -135,32 +166,36 @@ class Transcript:
         T = T1 - 1
         S = _as_finite(self.s_tilde, "s_tilde", (T, K, d))
         N = _as_finite(self.n_tilde, "n_tilde", (T, K))
-        cs = _as_finite(np.broadcast_to(np.asarray(self.count_scale, dtype=float), (T,)) if np.ndim(
-            self.count_scale) == 0 else self.count_scale, "count_scale", (T,))
-        ss = _as_finite(np.broadcast_to(np.asarray(self.sum_scale, dtype=float), (T,)) if np.ndim(
-            self.sum_scale) == 0 else self.sum_scale, "sum_scale", (T,))
+        cs = _per_round(self.count_scale, "count_scale", T)
+        ss = _per_round(self.sum_scale, "sum_scale", T)
         if np.any(cs <= 0):
             raise ValueError(f"count_scale must be > 0 in every round, got {cs}")
         if np.any(ss <= 0):
             raise ValueError(f"sum_scale must be > 0 in every round, got {ss}")
-        if self.domain not in ("l1", "box"):
-            raise ValueError(f"domain must be 'l1' or 'box', got {self.domain!r}")
-        if not (isinstance(self.radius, numbers.Real) and np.isfinite(self.radius) and self.radius > 0):
-            raise ValueError(f"radius must be finite and > 0, got {self.radius!r}")
+        check_options(self.domain, "domain", ("l1", "box"))
+        radius = check_real(self.radius, "radius", low=0.0, low_open=True)
         bounds = self.bounds
         if bounds is not None:
-            lo = _as_finite(np.broadcast_to(np.asarray(bounds[0], dtype=float), (d,)), "bounds low")
-            hi = _as_finite(np.broadcast_to(np.asarray(bounds[1], dtype=float), (d,)), "bounds high")
+            try:
+                lo_raw, hi_raw = bounds
+            except (TypeError, ValueError):
+                raise ValueError("bounds must be a pair (low, high)") from None
+            lo = _as_finite(np.broadcast_to(np.asarray(lo_raw, dtype=float), (d,)), "bounds low")
+            hi = _as_finite(np.broadcast_to(np.asarray(hi_raw, dtype=float), (d,)), "bounds high")
             if np.any(lo >= hi):
                 raise ValueError("bounds must have low < high in every dimension")
             bounds = (lo.copy(), hi.copy())
+        eps = self.epsilon
+        if eps is not None:
+            eps = check_real(eps, "epsilon", low=0.0)
         for name, val in (("centroids", C), ("s_tilde", S), ("n_tilde", N), ("count_scale", cs),
                           ("sum_scale", ss)):
             val = np.array(val, dtype=float)
             val.setflags(write=False)
             object.__setattr__(self, name, val)
         object.__setattr__(self, "bounds", bounds)
-        object.__setattr__(self, "radius", float(self.radius))
+        object.__setattr__(self, "radius", radius)
+        object.__setattr__(self, "epsilon", eps)
 
     # shapes -------------------------------------------------------------------------------------
     @property
@@ -170,10 +205,12 @@ class Transcript:
 
     @property
     def n_clusters(self) -> int:
+        """K, the number of clusters."""
         return self.s_tilde.shape[1]
 
     @property
     def n_features(self) -> int:
+        """d, the number of features."""
         return self.s_tilde.shape[2]
 
     @property
@@ -184,20 +221,19 @@ class Transcript:
     def to_original(self, C) -> np.ndarray:
         """Map centroids from the scaled domain back to the original units with the linear map of the
         public ``bounds`` (what ``DPLloyd.cluster_centers_`` uses, for every variant). Identity without bounds."""
-        C = np.asarray(C, dtype=float)
+        C = check_data(C, "C", n_features=self.n_features)
         if self.bounds is None:
             return C.copy()
         lo, hi = self.bounds
-        return (C + self.radius) / (2 * self.radius) * (hi - lo) + lo
+        return _kernels.unscale_from(C, lo, hi, self.radius)
 
     def to_domain(self, X) -> np.ndarray:
         """Map data in original units into the scaled domain as DPLloyd does: linear map of the public
-        ``bounds`` with clipping, then (L1 domain) projection onto the ball. Identity map without bounds
-        (but still clipped / projected)."""
-        X = np.asarray(X, dtype=float)
+        ``bounds`` with clipping, then (L1 domain) projection onto the ball. Without bounds the data are
+        taken as scaled already (but still clipped / projected)."""
+        X = check_data(X, n_features=self.n_features)
         if self.bounds is not None:
-            lo, hi = self.bounds
-            X = (np.clip(X, lo, hi) - lo) / (hi - lo) * (2 * self.radius) - self.radius
+            X = _kernels.scale_into(X, self.bounds[0], self.bounds[1], self.radius)
         return _project_domain(X, self.domain, self.radius)
 
     # construction -------------------------------------------------------------------------------
@@ -226,8 +262,8 @@ class Transcript:
             N = np.stack([np.asarray(h["noisy_counts"], dtype=float) for h in history])
             cs = np.array([np.asarray(h["count_scale"], dtype=float) for h in history])
             ss = np.array([np.asarray(h["sum_scale"], dtype=float) for h in history])
-        except ValueError as exc:
-            raise ValueError(f"history has inconsistent shapes across rounds: {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"history has inconsistent shapes or non-numeric values: {exc}") from None
         if cs.ndim != 1 or ss.ndim != 1:
             raise ValueError("count_scale and sum_scale must be scalars per round")
         return cls(C, S, N, cs, ss, domain=domain, radius=radius, bounds=bounds, epsilon=epsilon,
@@ -239,94 +275,153 @@ class Transcript:
 
         ``variant="lee_kifer"`` is the paper's setting (unit L1 ball of radius ``r``); the other
         variants use the box ``[-r, r]^d``, whose public ``bounds`` are kept so that centroids can be
-        mapped back to the original units.
+        mapped back to the original units. ``epsilon`` is the estimator's whole spend (its noisy count of N
+        included, when it bought one).
         """
         history = getattr(est, "history_", None)
         if history is None:
             raise ValueError("est must be a fitted DPLloyd estimator (no history_)")
-        variant = getattr(est, "variant", "improved")
-        r = float(getattr(est, "r_", getattr(est, "r", 1.0)))
-        domain = "l1" if variant == "lee_kifer" else "box"
+        domain = getattr(est, "domain_", "l1" if getattr(est, "variant", None) == "lee_kifer" else "box")
+        r = float(getattr(est, "r_", 1.0))
         bounds = getattr(est, "bounds_", None)
         ledger = getattr(est, "ledger_", None)
         eps = float(ledger.epsilon) if ledger is not None else None
         return cls.from_history(history, domain=domain, radius=r, bounds=bounds, epsilon=eps,
-                                meta={"variant": variant})
+                                meta={"variant": getattr(est, "variant", None)})
 
 
 # --------------------------------------------------------------------------------------------------
-# likelihood of the transcript (spec §2.1)
+# likelihood of the transcript
 # --------------------------------------------------------------------------------------------------
 def _check_transcript(transcript, name="transcript"):
     if not isinstance(transcript, Transcript):
-        raise ValueError(f"{name} must be a Transcript (released values only; the postprocessor never "
-                         f"takes raw data), got {type(transcript).__name__}")
+        raise BadTypeError(f"{name} must be a Transcript (released values only; the postprocessor never "
+                           f"takes raw data), got {type(transcript).__name__}")
     return transcript
 
 
 def _assign_rounds(X, centroids_used):
-    """(n, T) cell index of every point under each round's partition centroids (ties -> lowest index),
-    computed by DPLloyd's own assignment function, so a dataset is partitioned exactly as the mechanism
-    partitioned it."""
-    Xt = np.ascontiguousarray(np.asarray(X, dtype=float).T)
-    out = np.empty((Xt.shape[1], len(centroids_used)), dtype=np.intp)
+    """(n, T) int32 cell index of every point under each round's partition centroids (ties -> lowest index),
+    computed by the same nearest-centroid kernel as DPLloyd, so a dataset is partitioned exactly as the
+    mechanism partitioned it."""
+    out = np.empty((X.shape[0], len(centroids_used)), dtype=np.int32)
     for t, C in enumerate(centroids_used):
-        out[:, t] = _assign_t(Xt, np.asarray(C, dtype=float))
+        out[:, t] = _kernels.assign(X, C)
     return out
 
 
 def _round_statistics(X, A, K):
     """Sums (T, K, d) and counts (T, K) of the rows of X in the cells given by the (n, T) index array A."""
-    Xt = np.ascontiguousarray(np.asarray(X, dtype=float).T)
     T = A.shape[1]
-    S = np.empty((T, K, Xt.shape[0]))
+    S = np.empty((T, K, X.shape[1]))
     N = np.empty((T, K))
-    for t in range(T):  # one bincount per round and dimension (no loop over points)
-        N[t], S[t] = _stats_t(Xt, np.ascontiguousarray(A[:, t]), K)
+    for t in range(T):  # one pass per round (bincounts; no loop over points)
+        N[t], S[t] = _kernels.cluster_stats(X, np.ascontiguousarray(A[:, t]), K)
     return S, N
 
 
 def partition_statistics(X, transcript):
-    """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t=1..T."""
+    """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t = 1..T.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        A dataset in the scaled domain (e.g. a synthetic one).
+    transcript : Transcript
+
+    Returns
+    -------
+    (ndarray (T, K, d), ndarray (T, K))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-1.0], [1.0]]] * 2)
+    >>> tr = Transcript(C, np.zeros((1, 2, 1)), np.zeros((1, 2)), 1.0, 1.0)
+    >>> S, N = partition_statistics([[-0.5], [0.2], [0.9]], tr)
+    >>> S.ravel().tolist(), N.ravel().tolist()
+    ([-0.5, 1.1], [1.0, 2.0])
+    """
     tr = _check_transcript(transcript)
-    X = np.asarray(X, dtype=float).reshape(-1, tr.n_features)
+    X = check_data(X, n_features=tr.n_features)
     return _round_statistics(X, _assign_rounds(X, tr.centroids[:-1]), tr.n_clusters)
 
 
 def _observations(tr, obs, consistency):
-    if obs not in ("consistent", "raw"):
-        raise ValueError(f"obs must be 'consistent' or 'raw', got {obs!r}")
     if obs == "raw" or not consistency:
         return tr.s_tilde, tr.n_tilde
-    cs = consistent_l1(tr.s_tilde, tr.n_tilde, 1.0 / tr.sum_scale, 1.0 / tr.count_scale)
+    cs = _consistent(tr.s_tilde, tr.n_tilde, 1.0 / tr.sum_scale, 1.0 / tr.count_scale)
     return cs.s_hat, cs.n_hat
 
 
-def transcript_loss(X, transcript, *, obs="consistent", temperature=1.0):
-    """Negative log target ``L(D)`` of spec §2.2/§4.1 (so ``π(D) = exp(-L)``).
+def transcript_loss(X, transcript, *, obs: str = "consistent", temperature: float = 1.0) -> float:
+    """Negative log target ``L(D)`` of the sampler (so ``π(D) = exp(-L)``).
 
     ``L = temperature · Σ_t Σ_k ( ||y_k^(t) − S_k(D, c^(t-1))||_1 / b_S^(t)``
     ``+ |u_k^(t) − N_k(D, c^(t-1))| / b_N^(t) )``
     with ``(y, u)`` the consistent values (``obs="consistent"``, the paper's choice) or the raw noisy ones.
     With ``obs="raw"`` and ``temperature=1`` this is minus the Laplace log-likelihood of the transcript
     up to its constant (see :func:`transcript_log_likelihood`).
+
+    Parameters
+    ----------
+    X : array (n, d)
+        A dataset in the scaled domain.
+    transcript : Transcript
+    obs : {"consistent", "raw"}
+    temperature : float, default 1.0
+        Multiplier of L, > 0.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-1.0], [1.0]]] * 2)
+    >>> tr = Transcript(C, np.array([[[-0.5], [1.0]]]), np.array([[1.0, 2.0]]), 1.0, 1.0)
+    >>> round(transcript_loss([[-0.5], [0.2], [0.9]], tr, obs="raw"), 6)
+    0.1
     """
     tr = _check_transcript(transcript)
+    obs = check_options(obs, "obs", ("consistent", "raw"))
+    temperature = check_real(temperature, "temperature", low=0.0, low_open=True)
     y, u = _observations(tr, obs, True)
     S, N = partition_statistics(X, tr)
     per_t = (np.abs(y - S).sum(axis=(1, 2)) / tr.sum_scale + np.abs(u - N).sum(axis=1) / tr.count_scale)
     return float(temperature * per_t.sum())
 
 
-def transcript_log_likelihood(X, transcript, *, per_round=False):
-    """Exact ``ln P[transcript | D = X]`` under the Laplace mechanism (spec §2.1, paper §3.1 corrected).
+def transcript_log_likelihood(X, transcript, *, per_round: bool = False):
+    """Exact ``ln P[transcript | D = X]`` under the Laplace mechanism (the paper's §3.1, corrected).
 
     ``ln P = Σ_t [ −K·d·ln(2 b_S^(t)) − K·ln(2 b_N^(t))``
     ``− Σ_k ||s̃_k^(t) − S_k||_1 / b_S^(t) − Σ_k |ñ_k^(t) − N_k| / b_N^(t) ]``
     where ``S_k, N_k`` are the statistics of ``X`` in the cells of the centroids of round ``t − 1``.
-    With ``per_round=True`` returns the ``(T,)`` per-round terms.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        A dataset in the scaled domain.
+    transcript : Transcript
+    per_round : bool, default False
+        Return the ``(T,)`` per-round terms instead of their sum.
+
+    Returns
+    -------
+    float or ndarray (T,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-1.0], [1.0]]] * 2)
+    >>> tr = Transcript(C, np.array([[[-0.5], [1.1]]]), np.array([[1.0, 2.0]]), 0.5, 0.5)
+    >>> round(transcript_log_likelihood([[-0.5], [0.2], [0.9]], tr), 6)   # data match the release: 4 ln(1)
+    0.0
     """
     tr = _check_transcript(transcript)
+    per_round = check_bool(per_round, "per_round")
     S, N = partition_statistics(X, tr)
     K, d = tr.n_clusters, tr.n_features
     per_t = (-K * d * np.log(2 * tr.sum_scale) - K * np.log(2 * tr.count_scale)
@@ -336,7 +431,7 @@ def transcript_log_likelihood(X, transcript, *, per_round=False):
 
 
 # --------------------------------------------------------------------------------------------------
-# consistency (spec §3)
+# consistency (the paper's §3.2)
 # --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ConsistentStatistics:
@@ -366,8 +461,25 @@ def _weighted_median(values, weights):
     return 0.5 * (lo + hi)
 
 
+def _check_noisy(s_tilde, n_tilde, s_name="s_tilde", n_name="n_tilde"):
+    s = _as_finite(s_tilde, s_name)
+    if s.ndim != 3 or 0 in s.shape:
+        raise ValueError(f"{s_name} must have shape (T, K, d) with T, K, d >= 1, got {s.shape}")
+    n = _as_finite(n_tilde, n_name, s.shape[:2])
+    return s, n
+
+
+def _check_weights(w, name, T):
+    if w is None:
+        return np.ones(T)
+    arr = _per_round(w, name, T)
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0, got {w!r}")
+    return arr
+
+
 def consistent_l1(s_tilde, n_tilde, sum_weights=None, count_weights=None) -> ConsistentStatistics:
-    """The consistency step of the paper's §3.2 in closed form (spec §3).
+    """The consistency step of the paper's §3.2 in closed form.
 
     Minimises ``Σ_t w_S^(t) Σ_k ||ŝ_k^(t) − s̃_k^(t)||_1 + w_N^(t) Σ_k |n̂_k^(t) − ñ_k^(t)|`` (the
     constrained Laplace MLE when ``w = 1/scale``) subject to: the grand sum ``Σ_k ŝ_k^(t)`` and the
@@ -380,17 +492,36 @@ def consistent_l1(s_tilde, n_tilde, sum_weights=None, count_weights=None) -> Con
       rescale each row proportionally to total ``m_N*`` (``m_N*/K`` each if ``P_t = 0``).
 
     Every move within a row has the same sign, which is why the lower bound
-    :func:`l1_consistency_lower_bound` is attained. Weights default to 1 (equal scales, the paper).
+    :func:`l1_consistency_lower_bound` is attained.
+
+    Parameters
+    ----------
+    s_tilde : array (T, K, d)
+        Noisy sums.
+    n_tilde : array (T, K)
+        Noisy counts.
+    sum_weights, count_weights : float or array (T,), optional
+        Per-round weights ``1/scale`` (> 0); default 1 (equal scales, the paper).
+
+    Returns
+    -------
+    ConsistentStatistics
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cs = consistent_l1(np.zeros((3, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0], [-1.0, 9.0]]))
+    >>> cs.count_total, cs.n_hat.sum(axis=1).tolist()
+    (10.0, [10.0, 10.0, 10.0])
     """
-    s = np.asarray(s_tilde, dtype=float)
-    n = np.asarray(n_tilde, dtype=float)
-    if s.ndim != 3 or n.shape != s.shape[:2]:
-        raise ValueError(f"s_tilde must be (T,K,d) and n_tilde (T,K); got {s.shape} and {n.shape}")
-    T, K, _ = s.shape
-    ws = np.ones(T) if sum_weights is None else np.broadcast_to(np.asarray(sum_weights, float), (T,))
-    wn = np.ones(T) if count_weights is None else np.broadcast_to(np.asarray(count_weights, float), (T,))
-    if np.any(~np.isfinite(ws)) or np.any(ws <= 0) or np.any(~np.isfinite(wn)) or np.any(wn <= 0):
-        raise ValueError("sum_weights and count_weights must be finite and > 0")
+    s, n = _check_noisy(s_tilde, n_tilde)
+    T = s.shape[0]
+    return _consistent(s, n, _check_weights(sum_weights, "sum_weights", T),
+                       _check_weights(count_weights, "count_weights", T))
+
+
+def _consistent(s, n, ws, wn):
+    K = s.shape[1]
     R = s.sum(axis=1)                                        # (T, d)
     m = _weighted_median(R.T, ws)                            # (d,)
     s_hat = s + ((m[None, :] - R) / K)[:, None, :]
@@ -405,29 +536,71 @@ def consistent_l1(s_tilde, n_tilde, sum_weights=None, count_weights=None) -> Con
 
 
 def l1_consistency_objective(s_hat, n_hat, s_tilde, n_tilde, sum_weights=None, count_weights=None) -> float:
-    """The weighted L1 objective of :func:`consistent_l1` at ``(s_hat, n_hat)``."""
-    T = np.shape(s_tilde)[0]
-    ws = np.ones(T) if sum_weights is None else np.broadcast_to(np.asarray(sum_weights, float), (T,))
-    wn = np.ones(T) if count_weights is None else np.broadcast_to(np.asarray(count_weights, float), (T,))
-    return float((ws * np.abs(np.asarray(s_hat) - s_tilde).sum(axis=(1, 2))).sum()
-                 + (wn * np.abs(np.asarray(n_hat) - n_tilde).sum(axis=1)).sum())
+    """The weighted L1 objective of :func:`consistent_l1` at ``(s_hat, n_hat)``.
+
+    Parameters
+    ----------
+    s_hat, n_hat : arrays (T, K, d) and (T, K)
+        A candidate consistent point.
+    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
+        The noisy releases.
+    sum_weights, count_weights : float or array (T,), optional
+        Per-round weights (> 0; default 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s, n = np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]])
+    >>> cs = consistent_l1(s, n)
+    >>> round(l1_consistency_objective(cs.s_hat, cs.n_hat, s, n), 9), l1_consistency_lower_bound(s, n)
+    (2.0, 2.0)
+    """
+    s, n = _check_noisy(s_tilde, n_tilde)
+    sh, nh = _check_noisy(s_hat, n_hat, "s_hat", "n_hat")
+    if sh.shape != s.shape:
+        raise ValueError(f"s_hat must have the shape of s_tilde {s.shape}, got {sh.shape}")
+    T = s.shape[0]
+    ws = _check_weights(sum_weights, "sum_weights", T)
+    wn = _check_weights(count_weights, "count_weights", T)
+    return float((ws * np.abs(sh - s).sum(axis=(1, 2))).sum() + (wn * np.abs(nh - n).sum(axis=1)).sum())
 
 
 def l1_consistency_lower_bound(s_tilde, n_tilde, sum_weights=None, count_weights=None) -> float:
-    """Lower bound on the objective over all feasible points (spec §3):
+    """Lower bound on the consistency objective over all feasible points:
     ``Σ_j min_m Σ_t w_S^(t)|m − R_{t,j}| + min_{m≥0} Σ_t w_N^(t) [Σ_k max(−ñ_k^(t),0) + |m − P_t|]``.
 
     Per round, ``Σ_k |x_k − a_k| ≥ |Σ_k x_k − Σ_k a_k|`` (triangle inequality); for counts the
     negative parts must be paid before the clipped total can move. The minimum over the common total
     is found here by evaluating at every breakpoint (no use of the median formula).
+
+    Parameters
+    ----------
+    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
+        The noisy releases (T at most 10000).
+    sum_weights, count_weights : float or array (T,), optional
+        Per-round weights (> 0; default 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> l1_consistency_lower_bound(np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]]))
+    2.0
     """
-    s = np.asarray(s_tilde, dtype=float)
-    n = np.asarray(n_tilde, dtype=float)
+    s, n = _check_noisy(s_tilde, n_tilde)
     T = s.shape[0]
-    ws = np.ones(T) if sum_weights is None else np.broadcast_to(np.asarray(sum_weights, float), (T,))
-    wn = np.ones(T) if count_weights is None else np.broadcast_to(np.asarray(count_weights, float), (T,))
+    if T > 10_000:
+        raise ValueError(f"s_tilde has T={T} rounds; at most 10000 (the bound costs T^2)")
+    ws = _check_weights(sum_weights, "sum_weights", T)
+    wn = _check_weights(count_weights, "count_weights", T)
     R = s.sum(axis=1)                                        # (T, d)
-    # candidate common totals = the breakpoints R_{t,j}
     cost_s = (ws[None, :, None] * np.abs(R[:, None, :] - R[None, :, :])).sum(axis=1).min(axis=0).sum()
     P = np.maximum(n, 0).sum(axis=1)
     neg = np.maximum(-n, 0).sum(axis=1)
@@ -436,59 +609,75 @@ def l1_consistency_lower_bound(s_tilde, n_tilde, sum_weights=None, count_weights
 
 
 # --------------------------------------------------------------------------------------------------
-# non-private k-means on the synthetic dataset (spec §4.6, §10.6)
+# non-private k-means on the synthetic dataset
 # --------------------------------------------------------------------------------------------------
-def _lloyd(X, C, max_iter=300, tol=1e-6):
-    """Lloyd to convergence: stops when the assignment no longer changes or no centre moves by more than
-    ``tol`` (or after ``max_iter`` iterations); an empty cluster keeps its centre."""
-    C = np.array(C, dtype=float)
-    K, d = C.shape
-    prev = None
-    for _ in range(max_iter):
-        D = X @ (-2.0 * C.T)
-        D += (C * C).sum(axis=1)
-        lab = np.argmin(D, axis=1)
-        if prev is not None and np.array_equal(lab, prev):
-            break
-        prev = lab
-        cnt = np.bincount(lab, minlength=K)
-        sums = np.stack([np.bincount(lab, weights=X[:, j], minlength=K) for j in range(d)], axis=1)
-        newC = C.copy()
-        nz = cnt > 0
-        newC[nz] = sums[nz] / cnt[nz, None]
-        shift = float(np.max(np.abs(newC - C)))
-        C = newC
-        if shift <= tol:
-            break
-    return C, float(squared_distances(X, C).min(axis=1).sum())
+def kmeans_best(X, n_clusters: int, *, n_init: int = 10, extra_inits=(), random_state=None, max_iter: int = 300,
+                tol: float = 1e-6):
+    """Non-private k-means: Lloyd from ``n_init`` k-means++ seeds plus each array in ``extra_inits``; the run
+    with the lowest WCSS **on X** wins. NOT private (X is a synthetic dataset here).
 
+    Parameters
+    ----------
+    X : array (n, d)
+    n_clusters : int
+        K, ``1 <= K <= n`` (X is not private here, so K is checked against its size).
+    n_init : int, default 10
+        k-means++ restarts (0..10000).
+    extra_inits : sequence of arrays (K, d)
+        Further starting centroids (e.g. the last noisy centroids).
+    random_state : None, int or numpy.random.Generator
+    max_iter : int, default 300
+        Lloyd iterations per run (1..10^6).
+    tol : float, default 1e-6
+        Stop a run when no centre moves further than this (>= 0).
 
-def kmeans_best(X, n_clusters, *, n_init=10, extra_inits=(), random_state=None, max_iter=300, tol=1e-6):
-    """Non-private k-means: Lloyd from ``n_init`` k-means++ seeds plus each array in ``extra_inits``;
-    returns ``(centers, wcss)`` of the run with the lowest WCSS **on X** (spec §10.6)."""
-    X = np.asarray(X, dtype=float)
-    rng = check_rng(random_state)
-    K = check_positive_int(n_clusters, "n_clusters")
-    starts = [np.asarray(c, dtype=float) for c in extra_inits]
-    starts += [_kmeanspp(X, K, rng) for _ in range(n_init)]
-    if not starts:
+    Returns
+    -------
+    (ndarray (K, d), float)
+        The centres and their WCSS on X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.repeat([[0.0, 0.0], [1.0, 1.0]], 10, axis=0)
+    >>> C, w = kmeans_best(X, 2, random_state=0)
+    >>> sorted(C.tolist()), w
+    ([[0.0, 0.0], [1.0, 1.0]], 0.0)
+    """
+    X = check_data(X)
+    n, d = X.shape
+    K = check_n_clusters(n_clusters, n)
+    n_init = check_int(n_init, "n_init", 0, 10_000)
+    max_iter = check_int(max_iter, "max_iter", 1, 10**6)
+    tol = check_real(tol, "tol", low=0.0)
+    rng = check_rng(random_state, "random_state")
+    if isinstance(extra_inits, (str, bytes)) or not hasattr(extra_inits, "__iter__"):
+        raise BadTypeError(f"extra_inits must be a sequence of (K, d) arrays, got {type(extra_inits).__name__}")
+    starts = []
+    for c in extra_inits:
+        c = check_data(c, "extra_inits", n_features=d)
+        if c.shape[0] != K:
+            raise ValueError(f"extra_inits must hold arrays with n_clusters={K} rows, got {c.shape[0]}")
+        starts.append(c)
+    if not starts and n_init == 0:
         raise ValueError("kmeans_best needs n_init >= 1 or an extra init")
-    best = None
-    for C0 in starts:
-        C, w = _lloyd(X, C0, max_iter, tol)
-        if best is None or w < best[1]:
-            best = (C, w)
-    return best
+    return _kmeans_best(X, K, n_init, starts, rng, max_iter, tol)
+
+
+def _kmeans_best(X, K, n_init, starts, rng, max_iter=300, tol=1e-6):
+    seeds = itertools.chain(starts, (_kernels.kmeans_plusplus(X, K, rng) for _ in range(n_init)))
+    with _kernels.single_blas_thread():
+        return _kernels.best_of_lloyd(X, K, n_init, rng, max_iter=max_iter, tol=tol, inits=seeds)
 
 
 # --------------------------------------------------------------------------------------------------
 # the proposal (paper Eq. 1)
 # --------------------------------------------------------------------------------------------------
 def _proposal_parameters(tr, consistency, project_centroids):
-    """Centres ĉ (T,K,d), weights ω (T,K), observations (y, u), size estimate m_N (spec §3, §4.2)."""
+    """Centres ĉ (T,K,d), weights ω (T,K) and the size estimate m_N of the proposal."""
     T, K, d = tr.n_rounds, tr.n_clusters, tr.n_features
     if consistency:
-        cs = consistent_l1(tr.s_tilde, tr.n_tilde, 1.0 / tr.sum_scale, 1.0 / tr.count_scale)
+        cs = _consistent(tr.s_tilde, tr.n_tilde, 1.0 / tr.sum_scale, 1.0 / tr.count_scale)
         s_hat, n_hat, mN = cs.s_hat, cs.n_hat, cs.count_total
     else:
         s_hat, n_hat = tr.s_tilde, np.maximum(tr.n_tilde, 0.0)
@@ -508,8 +697,8 @@ def _proposal_parameters(tr, consistency, project_centroids):
 
 def _largest_remainder(weights, total):
     raw = np.asarray(weights, float) * total
-    base = np.floor(raw).astype(int)
-    rest = total - base.sum()
+    base = np.floor(raw).astype(np.int64)
+    rest = total - int(base.sum())
     if rest > 0:
         order = np.argsort(-(raw - base), kind="stable")
         base[order[:rest]] += 1
@@ -517,17 +706,19 @@ def _largest_remainder(weights, total):
 
 
 def _log_q_marginal(X, c_hat, omega, delta):
-    """ln q(x) + const of the pooled proposal (1/T) Σ_t Σ_k ω_k^(t) N(x; ĉ_k^(t), δI) (logsumexp)."""
+    """ln q(x) + const of the pooled proposal (1/T) Σ_t Σ_k ω_k^(t) N(x; ĉ_k^(t), δI) (logsumexp, in blocks)."""
     T, K, d = c_hat.shape
     C = c_hat.reshape(T * K, d)
     w = omega.reshape(T * K)
     keep = w > 0
     lw = np.log(w[keep])
+    Ck = C[keep]
     out = np.empty(X.shape[0])
-    for s in range(0, X.shape[0], 20000):
-        Z = lw[None, :] - squared_distances(X[s:s + 20000], C[keep]) / (2 * delta)
+    step = max(1, (1 << 20) // max(Ck.shape[0], 1))
+    for s in range(0, X.shape[0], step):
+        Z = lw[None, :] - _kernels.sq_distances(X[s:s + step], Ck) / (2 * delta)
         mx = Z.max(axis=1)
-        out[s:s + 20000] = mx + np.log(np.exp(Z - mx[:, None]).sum(axis=1))
+        out[s:s + step] = mx + np.log(np.exp(Z - mx[:, None]).sum(axis=1))
     return out
 
 
@@ -546,37 +737,75 @@ def _sample_proposal(n, c_hat, omega, delta, rng):
         m = t == tt
         z[m] = np.searchsorted(cum[tt], u[m], side="right")
     z = np.minimum(z, K - 1)
-    x = c_hat[t, z] + math.sqrt(delta) * rng.standard_normal((n, d))
+    x = c_hat[t, z] + math.sqrt(delta) * rng.standard_normal((n, d))  # not privacy noise: the MH proposal
     return t, z, x
-
-
-def pooled_proposal_kmeans(transcript, n_points=None, *, proposal_var=1e-3, consistency=True,
-                           project_centroids=False, n_init=10, random_state=None):
-    """Cheap baseline (spec §6 ablation ii): k-means on ``M`` iid draws from the pooled proposal —
-    what the sampler would output if it accepted every move. Returns centres in scaled units."""
-    tr = _check_transcript(transcript)
-    rng = check_rng(random_state)
-    c_hat, omega, mN = _proposal_parameters(tr, consistency, project_centroids)
-    M = _resolve_n_points(n_points, mN)
-    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, rng)
-    C, _ = kmeans_best(X, tr.n_clusters, n_init=n_init, extra_inits=[tr.final_centroids], random_state=rng)
-    return C
 
 
 def _resolve_n_points(n_points, mN):
     if n_points is None:
-        M = int(round(mN))
+        M = int(round(mN)) if math.isfinite(mN) else 0
         if M < 1:
-            raise ValueError("the transcript's consistent count total rounds to 0; pass n_points (public N)")
+            raise ValueError("the transcript's consistent count total rounds to 0; pass n_points (a public N)")
+        if M > _MAX_POINTS:
+            raise ValueError(f"the transcript's consistent count total {M} exceeds {_MAX_POINTS}; "
+                             f"pass a smaller n_points")
         return M
-    return check_positive_int(n_points, "n_points")
+    return n_points
+
+
+def pooled_proposal_kmeans(transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
+                           consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
+                           random_state=None) -> np.ndarray:
+    """Cheap baseline: k-means on ``M`` iid draws from the pooled proposal — what the sampler would output if
+    it accepted every move. Returns centres in scaled units.
+
+    Parameters
+    ----------
+    transcript : Transcript
+    n_points : int, optional
+        M (1..10^8); default the consistent noisy count total.
+    proposal_var : float, default 1e-3
+        δ, the variance of every proposal component (> 0).
+    consistency : bool, default True
+        Apply the consistency step to the proposal parameters.
+    project_centroids : bool, default False
+        Project the proposal centres onto the domain.
+    n_init : int, default 10
+        k-means++ restarts of the final k-means (plus one from ``c^(T)``).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (K, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-0.5], [0.5]]] * 3)
+    >>> tr = Transcript(C, np.array([[[-5.0], [5.0]]] * 2), np.full((2, 2), 10.0), 1.0, 1.0)
+    >>> np.round(pooled_proposal_kmeans(tr, random_state=0), 1).ravel().tolist()
+    [-0.5, 0.5]
+    """
+    tr = _check_transcript(transcript)
+    if n_points is not None:
+        n_points = check_int(n_points, "n_points", 1, _MAX_POINTS)
+    proposal_var = check_real(proposal_var, "proposal_var", low=0.0, low_open=True)
+    consistency = check_bool(consistency, "consistency")
+    project_centroids = check_bool(project_centroids, "project_centroids")
+    n_init = check_int(n_init, "n_init", 0, 1000)
+    rng = check_rng(random_state, "random_state")
+    c_hat, omega, mN = _proposal_parameters(tr, consistency, project_centroids)
+    M = _resolve_n_points(n_points, mN)
+    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, rng)
+    C, _ = _kmeans_best(X, tr.n_clusters, n_init, [tr.final_centroids], rng)
+    return C
 
 
 # --------------------------------------------------------------------------------------------------
-# the sampler (spec §4)
+# the sampler
 # --------------------------------------------------------------------------------------------------
-class MCMCPostprocessor:
-    """Lee & Kifer's MCMC postprocessing of a DP k-means transcript (paper §3; spec §4).
+class MCMCPostprocessor(CentroidMixin, Estimator):
+    """Lee & Kifer's MCMC postprocessing of a DP k-means transcript (the paper's §3).
 
     The state is a synthetic dataset ``D`` of ``M`` points (``M`` = the public ``n_points`` or, by
     default, the consistent count total ``m_N*``). It starts with ``n̂_k^(T)`` copies of every
@@ -586,61 +815,107 @@ class MCMCPostprocessor:
     ``min(1, π(D')/π(D) · q(x)/q(x'))`` where ``π(D) = exp(−L(D))`` is the Laplace likelihood of the
     whole transcript (:func:`transcript_loss`). Only the two cells that ``x`` leaves and ``x'`` enters
     change in each round ``t``, so a step costs ``O(T·d)`` after the proposal's ``T`` assignments
-    (precomputed in bulk): the cost per step does not depend on ``M``.
+    (precomputed in bulk): the cost per step does not depend on ``M``. The state lives in numpy arrays
+    (about 8·(d + 1) + 4·T bytes a point), read and written through memory views in the sequential loop.
+
+    ``fit(transcript)`` reads only the transcript (released values and public parameters); raw data are
+    refused. It spends no privacy budget and keeps no ledger.
 
     Parameters
     ----------
-    n_steps : int
-        Number of MH proposals (paper: 30,000). Ignored if ``n_sweeps`` is given.
+    n_steps : int, default 30000
+        Number of MH proposals (paper: 30,000), 0..10^8. Ignored if ``n_sweeps`` is given.
     n_sweeps : float, optional
-        Chain length in sweeps: ``n_steps = round(n_sweeps · M)`` (spec §10.7).
-    proposal_var : float
-        δ, the variance of every proposal component (paper: 0.001).
+        Chain length in sweeps: ``n_steps = round(n_sweeps · M)`` (0..10^4; the result at most 10^8).
+    n_points : int, optional
+        M, the size of the synthetic dataset (1..10^8), a **public** number; default the consistent noisy
+        count total ``round(m_N*)`` (the paper treats N as unknown). Passing the true N publishes it.
+    proposal_var : float, default 1e-3
+        δ, the variance of every proposal component (paper: 0.001), > 0.
     hastings : {"labelled", "marginal", "none"}
         ``"labelled"`` (paper §3.3): ``q(x)/q(x')`` evaluated with the mixture labels ``(t, z)`` each point
-        was drawn with — an exact MH kernel on the space of (dataset, labels). ``"marginal"``:
-        the Rao-Blackwellised ratio of the pooled mixture densities. ``"none"``: **incorrect on purpose**
-        (drops the Hastings ratio, so the chain does not target π); only for the ablation that shows
-        why the correction is needed.
+        was drawn with — an exact MH kernel on the space of (dataset, labels). ``"marginal"``: the
+        Rao-Blackwellised ratio of the pooled mixture densities. ``"none"``: **incorrect on purpose** (drops
+        the Hastings ratio, so the chain does not target π); only for the ablation that shows why the
+        correction is needed.
     obs : {"consistent", "raw"}
-        Observations inside π: the consistent values (paper) or the raw noisy ones (exact posterior
-        under a flat prior). Partition centroids are always the raw centroids used by the mechanism.
-    consistency : bool
+        Observations inside π: the consistent values (paper) or the raw noisy ones (exact posterior under a
+        flat prior). Partition centroids are always the raw centroids used by the mechanism.
+    consistency : bool, default True
         Apply the consistency step to the proposal parameters (and to ``obs="consistent"``).
     domain : {"none", "reject"}
-        ``"none"`` (paper): proposals may leave the public domain. ``"reject"``: proposals outside it
-        have π = 0 and are rejected; the initial points are then projected into the domain.
-    project_centroids : bool
-        Project the proposal centres ĉ onto the domain (an extension, spec §3; useful at small ε).
-    temperature : float
-        Multiplier of ``L`` (1 = the Laplace likelihood with λ = 1/b = ε/(2T)).
-    n_init : int
-        k-means++ restarts of the final k-means on the best dataset (plus one started at ``c^(T)``).
-    random_state : None, int or Generator
+        ``"none"`` (paper): proposals may leave the public domain. ``"reject"``: proposals outside it have
+        π = 0 and are rejected; the initial points are then projected into the domain.
+    project_centroids : bool, default False
+        Project the proposal centres ĉ onto the domain (an extension; useful at small ε).
+    temperature : float, default 1.0
+        Multiplier of ``L`` (1 = the Laplace likelihood with λ = 1/b), > 0.
+    n_init : int, default 10
+        k-means++ restarts of the final k-means on the best dataset (plus one started at ``c^(T)``), 0..1000.
+    random_state : None, int or numpy.random.Generator
         The postprocessor's **own** randomness (never the mechanism's).
 
     Attributes
     ----------
     cluster_centers_ : ndarray (K, d)
-        Final centres in the original units (the transcript's public ``bounds``; scaled units without bounds),
-        comparable with ``DPLloyd.cluster_centers_``.
+        Final centres in the original units (the transcript's public ``bounds``; scaled units without
+        bounds), comparable with ``DPLloyd.cluster_centers_``.
     cluster_centers_domain_ : ndarray (K, d)
         The same in the scaled domain.
     acceptance_rate_ : float
     log_target_trace_ : ndarray (n_steps + 1,)
         ``ln π(D^(τ)) = −L`` after every step τ (index 0 = initial state).
-    best_log_target_, best_step_ : the best visited state (lowest L; τ = 0 included).
-    best_dataset_, initial_dataset_, final_dataset_ : ndarray (M, d), scaled units.
-    accepted_, proposal_index_, proposals_ : the pre-drawn moves and which were accepted (for replay).
-    coverage_ : fraction of the M initial points replaced at least once.
-    timings_ : dict of wall-clock seconds spent in the precomputation, the MH loop and the final k-means.
+    best_log_target_, best_step_ : float, int
+        The best visited state (lowest L; τ = 0 included).
+    best_dataset_, initial_dataset_, final_dataset_ : ndarray (M, d)
+        Synthetic datasets, scaled units.
+    accepted_, proposal_index_, proposals_, proposal_labels_ : ndarrays
+        The pre-drawn moves and which were accepted (for replay).
+    coverage_ : float
+        Fraction of the M initial points replaced at least once.
+    n_points_, n_steps_ : int
+    proposal_centers_, proposal_weights_ : ndarrays (T, K, d) and (T, K)
+    wcss_sampled_ : float
+        WCSS of the final centres on the best sampled dataset.
+    timings_ : dict
+        Wall-clock seconds spent in the precomputation, the MH loop and the final k-means.
+    transcript_ : Transcript
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpclust_core.data import make_s1_like
+    >>> from dpclust_core.kmeans import DPLloyd
+    >>> X, _ = make_s1_like(1000, random_state=0)
+    >>> est = DPLloyd(15, 1.0, bounds=(-1, 1), variant="lee_kifer", random_state=0).fit(X)
+    >>> pp = MCMCPostprocessor(2000, random_state=0).fit(Transcript.from_dplloyd(est))
+    >>> pp.cluster_centers_.shape, pp.log_target_trace_.shape, hasattr(pp, "ledger_")
+    ((15, 2), (2001,), False)
     """
 
-    def __init__(self, n_steps=30_000, *, n_sweeps=None, proposal_var=1e-3, hastings="labelled",
-                 obs="consistent", consistency=True, domain="none", project_centroids=False,
-                 temperature=1.0, n_init=10, random_state=None):
+    _parameters = {
+        "n_steps": Int(0, _MAX_STEPS),
+        "n_sweeps": NoneOr(Real(0.0, 1e4)),
+        "n_points": NoneOr(Int(1, _MAX_POINTS)),
+        "proposal_var": Real(0.0, low_open=True),
+        "hastings": Options("labelled", "marginal", "none"),
+        "obs": Options("consistent", "raw"),
+        "consistency": Bool(),
+        "domain": Options("none", "reject"),
+        "project_centroids": Bool(),
+        "temperature": Real(0.0, low_open=True),
+        "n_init": Int(0, 1000),
+        "random_state": RandomState(),
+    }
+
+    def __init__(self, n_steps: int = 30_000, *, n_sweeps: float | None = None, n_points: int | None = None,
+                 proposal_var: float = 1e-3, hastings: str = "labelled", obs: str = "consistent",
+                 consistency: bool = True, domain: str = "none", project_centroids: bool = False,
+                 temperature: float = 1.0, n_init: int = 10, random_state=None):
         self.n_steps = n_steps
         self.n_sweeps = n_sweeps
+        self.n_points = n_points
         self.proposal_var = proposal_var
         self.hastings = hastings
         self.obs = obs
@@ -652,95 +927,89 @@ class MCMCPostprocessor:
         self.random_state = random_state
 
     # ---------------------------------------------------------------------------------------------
-    def _validate(self):
-        check_positive_int(self.n_steps, "n_steps", minimum=0)
-        if self.n_sweeps is not None:
-            if not (isinstance(self.n_sweeps, numbers.Real) and np.isfinite(self.n_sweeps) and self.n_sweeps >= 0):
-                raise ValueError(f"n_sweeps must be a finite number >= 0, got {self.n_sweeps!r}")
-        pv = self.proposal_var
-        if not (isinstance(pv, numbers.Real) and np.isfinite(pv) and pv > 0):
-            raise ValueError(f"proposal_var must be finite and > 0, got {pv!r}")
-        if self.hastings not in ("labelled", "marginal", "none"):
-            raise ValueError(f"hastings must be 'labelled', 'marginal' or 'none', got {self.hastings!r}")
-        if self.obs not in ("consistent", "raw"):
-            raise ValueError(f"obs must be 'consistent' or 'raw', got {self.obs!r}")
-        if self.domain not in ("none", "reject"):
-            raise ValueError(f"domain must be 'none' or 'reject', got {self.domain!r}")
-        tmp = self.temperature
-        if not (isinstance(tmp, numbers.Real) and np.isfinite(tmp) and tmp > 0):
-            raise ValueError(f"temperature must be finite and > 0, got {tmp!r}")
-        check_positive_int(self.n_init, "n_init", minimum=0)
+    def fit(self, transcript, y=None):
+        """Run the sampler on ``transcript`` (a :class:`Transcript`; raw data are refused). Returns self.
 
-    def fit(self, transcript, n_points=None):
-        """Run the sampler on ``transcript`` (a :class:`Transcript`; raw data is refused).
-
-        ``n_points`` is the public dataset size ``M`` of the synthetic dataset; by default the
-        consistent noisy count total ``round(m_N*)`` (the paper treats N as unknown).
+        Parameters
+        ----------
+        transcript : Transcript
+            What the DP algorithm released.
+        y : ignored
         """
-        self._validate()
+        p = self._validate_params()
         tr = _check_transcript(transcript)
-        rng = check_rng(self.random_state)
+        with _kernels.single_blas_thread():
+            self._run(tr, p)
+        return self
+
+    def _run(self, tr, p):
+        rng = check_rng(p.random_state, "random_state")
         tic = time.perf_counter()
         T, K, d = tr.n_rounds, tr.n_clusters, tr.n_features
-        delta = float(self.proposal_var)
-        c_hat, omega, mN = _proposal_parameters(tr, self.consistency, self.project_centroids)
-        y, u = _observations(tr, self.obs, self.consistency)
-        M = _resolve_n_points(n_points, mN)
-        n_steps = int(round(self.n_sweeps * M)) if self.n_sweeps is not None else int(self.n_steps)
-        wS = (self.temperature / tr.sum_scale).tolist()
-        wN = (self.temperature / tr.count_scale).tolist()
+        delta = float(p.proposal_var)
+        c_hat, omega, mN = _proposal_parameters(tr, p.consistency, p.project_centroids)
+        y, u = _observations(tr, p.obs, p.consistency)
+        M = _resolve_n_points(p.n_points, mN)
+        if p.n_sweeps is not None:
+            n_steps = int(round(p.n_sweeps * M))
+            if n_steps > _MAX_STEPS:
+                raise ValueError(f"n_sweeps={p.n_sweeps} gives {n_steps} steps for M={M} points; "
+                                 f"at most {_MAX_STEPS}")
+        else:
+            n_steps = int(p.n_steps)
+        wS = (p.temperature / tr.sum_scale).tolist()
+        wN = (p.temperature / tr.count_scale).tolist()
 
-        # ---- initial state: n_init_k copies of ĉ_k^(T), labels (T, k) --------------------------
-        counts0 = _largest_remainder(omega[-1], M)
-        lab0 = np.repeat(np.arange(K), counts0)
-        X0 = c_hat[-1][lab0]
-        if self.domain == "reject":
-            X0 = _project_domain(X0, tr.domain, tr.radius)
-        A0 = _assign_rounds(X0, tr.centroids[:-1])                       # (M, T)
-        S0, N0 = _round_statistics(X0, A0, K)
+        # ---- initial state: n_init_k copies of ĉ_k^(T) -------------------------------------------
+        lab0 = np.repeat(np.arange(K), _largest_remainder(omega[-1], M))
+        X = c_hat[-1][lab0]                                                # (M, d), the state
+        if p.domain == "reject":
+            X = _project_domain(X, tr.domain, tr.radius)
+        A = _assign_rounds(X, tr.centroids[:-1])                           # (M, T) int32, the state
+        S0, N0 = _round_statistics(X, A, K)
         with np.errstate(divide="ignore"):
             log_omega = np.log(omega)
-        if self.hastings == "labelled":
-            lq0 = log_omega[-1][lab0] - ((X0 - c_hat[-1][lab0]) ** 2).sum(axis=1) / (2 * delta)
-        elif self.hastings == "marginal":
-            lq0 = _log_q_marginal(X0, c_hat, omega, delta)
+        if p.hastings == "labelled":
+            lq = log_omega[-1][lab0] - ((X - c_hat[-1][lab0]) ** 2).sum(axis=1) / (2 * delta)
+        elif p.hastings == "marginal":
+            lq = _log_q_marginal(X, c_hat, omega, delta)
         else:
-            lq0 = np.zeros(M)
+            lq = np.zeros(M)
+        del lab0
+        self.initial_dataset_ = X.copy()
 
-        # ---- pre-draw every state-independent quantity (spec §7.3) -------------------------------
+        # ---- pre-draw every state-independent quantity -------------------------------------------
         I = rng.integers(M, size=n_steps)
         tp, zp, XP = _sample_proposal(n_steps, c_hat, omega, delta, rng)
-        B = _assign_rounds(XP, tr.centroids[:-1]) if n_steps else np.zeros((0, T), dtype=int)
-        if self.hastings == "labelled":
+        B = _assign_rounds(XP, tr.centroids[:-1])
+        if p.hastings == "labelled":
             lqp = log_omega[tp, zp] - ((XP - c_hat[tp, zp]) ** 2).sum(axis=1) / (2 * delta)
-        elif self.hastings == "marginal":
-            lqp = _log_q_marginal(XP, c_hat, omega, delta) if n_steps else np.zeros(0)
+        elif p.hastings == "marginal":
+            lqp = _log_q_marginal(XP, c_hat, omega, delta)
         else:
             lqp = np.zeros(n_steps)
         logU = np.log(rng.random(n_steps))
-        if self.domain == "reject":
-            logU[~_in_domain(XP, tr.domain, tr.radius)] = np.inf            # never accepted
+        if p.domain == "reject":
+            logU[~_in_domain(XP, tr.domain, tr.radius)] = np.inf           # never accepted
 
-        # ---- the sequential MH loop: Python floats and lists (numpy scalar ops are ~1 µs each) ----
-        Rs = (y - S0).tolist()           # residual y - S, per (t, k, j)
+        # ---- the sequential MH loop on arrays (memory views give Python-speed scalar access) ------
+        Rs = (y - S0).tolist()           # residual y - S, per (t, k, j): small (T·K·d)
         Rn = (u - N0).tolist()           # residual u - N, per (t, k)
         L0 = float(sum(wS[t] * np.abs(y[t] - S0[t]).sum() + wN[t] * np.abs(u[t] - N0[t]).sum()
                        for t in range(T)))
-        Xl = X0.tolist()
-        Al = A0.tolist()
-        lq = lq0.tolist()
+        accepted = np.zeros(n_steps, dtype=np.uint8)
+        trace = np.empty(n_steps + 1)
         t_pre = time.perf_counter()
-        accepted, trace = _mh_loop(n_steps, I.tolist(), XP.tolist(), B.tolist(), lqp.tolist(), logU.tolist(),
-                                   Xl, Al, lq, Rs, Rn, wS, wN, T, d, L0)
+        _mh_loop(n_steps, _view(I), _view(XP), _view(B), _view(lqp), _view(logU), _view(X), _view(A),
+                 _view(lq), Rs, Rn, wS, wN, T, d, L0, _view(accepted), _view(trace))
         t_loop = time.perf_counter()
-        accepted = np.asarray(accepted, dtype=bool)
-        trace = -np.asarray(trace)
-        best_step = int(np.argmax(trace))                                 # first maximum (lowest L)
+        accepted = accepted.view(bool)
+        trace = -trace
+        best_step = int(np.argmax(trace))                                   # first maximum (lowest L)
 
         # ---- best state by replaying the accepted moves up to best_step ---------------------------
-        self.initial_dataset_ = X0
-        self.final_dataset_ = np.asarray(Xl, dtype=float).reshape(M, d)
-        self.best_dataset_ = self._replay(X0, I, XP, accepted, best_step)
+        self.final_dataset_ = X
+        self.best_dataset_ = self._replay(self.initial_dataset_, I, XP, accepted, best_step)
         self.accepted_ = accepted
         self.proposal_index_ = I
         self.proposals_ = XP
@@ -755,9 +1024,8 @@ class MCMCPostprocessor:
         self.proposal_centers_ = c_hat
         self.proposal_weights_ = omega
 
-        # ---- final non-private k-means on the best dataset (spec §10.6) --------------------------
-        C, w = kmeans_best(self.best_dataset_, K, n_init=self.n_init, extra_inits=[tr.final_centroids],
-                           random_state=rng)
+        # ---- final non-private k-means on the best dataset ---------------------------------------
+        C, w = _kmeans_best(self.best_dataset_, K, p.n_init, [tr.final_centroids], rng)
         self.cluster_centers_domain_ = C
         self.wcss_sampled_ = w
         t_end = time.perf_counter()
@@ -765,6 +1033,7 @@ class MCMCPostprocessor:
                          "final_kmeans_and_replay": t_end - t_loop}
         self.cluster_centers_ = tr.to_original(C)
         self.transcript_ = tr
+        self.n_features_in_ = d
         return self
 
     @staticmethod
@@ -777,38 +1046,42 @@ class MCMCPostprocessor:
             X[uniq] = XP[steps[::-1][first]]
         return X
 
-    def predict(self, X):
-        """Index of the nearest of ``cluster_centers_`` for each row of ``X`` (same units as the centres)."""
-        if not hasattr(self, "cluster_centers_"):
-            raise ValueError("MCMCPostprocessor is not fitted")
-        X = np.asarray(X, dtype=float)
-        return np.argmin(squared_distances(X, self.cluster_centers_), axis=1)
+
+def _view(a):
+    """A flat memory view of a C-contiguous array: element access at Python-list speed, no copy (writes
+    through the view update the array)."""
+    if not a.flags.c_contiguous:
+        raise RuntimeError("internal error: the MH state must be C-contiguous")  # pragma: no cover
+    if a.size == 0:  # a chain of 0 steps: never indexed (a view with a zero in its shape cannot be cast)
+        a = np.zeros(1, dtype=a.dtype)
+    return memoryview(a).cast("B").cast(a.dtype.char)
 
 
-def _mh_loop(n_steps, I, XP, B, lqp, logU, X, A, lq, Rs, Rn, wS, wN, T, d, L):
-    """The sequential MH loop on Python lists (O(T·d) per step; spec §4.4 incremental ΔL).
+def _mh_loop(n_steps, I, XP, B, lqp, logU, X, A, lq, Rs, Rn, wS, wN, T, d, L, accepted, trace):
+    """The sequential MH loop (O(T·d) per step; the incremental ΔL of the paper's §3, corrected).
 
-    Residuals ``Rs[t][k][j] = y − S`` and ``Rn[t][k] = u − N``: removing ``x`` from cell ``a`` adds ``x`` to
-    the sum residual and 1 to the count residual; adding ``x'`` to cell ``b`` subtracts them. When
-    ``a = b`` only the sum of that cell changes (by ``x' − x``); counts do not.
-    Returns (accepted flags, L after every step including step 0).
+    Every argument but the small residual lists is a flat memory view of a numpy array, updated in place:
+    ``I`` (n_steps,) point index, ``XP`` (n_steps·d) proposals, ``B`` (n_steps·T) their cells, ``lqp`` and
+    ``logU`` (n_steps,), the state ``X`` (M·d), ``A`` (M·T), ``lq`` (M,), and the outputs ``accepted`` and
+    ``trace`` (L after every step, step 0 included). Residuals ``Rs[t][k][j] = y − S`` and ``Rn[t][k] = u − N``:
+    removing ``x`` from cell ``a`` adds ``x`` to the sum residual and 1 to the count residual; adding ``x'``
+    to cell ``b`` subtracts them. When ``a = b`` only the sum of that cell changes (by ``x' − x``).
     """
     fabs = abs
+    inf = math.inf
     rT = range(T)
     rd = range(d)
-    accepted = [False] * n_steps
-    trace = [0.0] * (n_steps + 1)
     trace[0] = L
     for s in range(n_steps):
         lu = logU[s]
-        if lu == math.inf:
+        if lu == inf:
             trace[s + 1] = L
             continue
         i = I[s]
-        x = X[i]
-        xp = XP[s]
-        ai = A[i]
-        bs = B[s]
+        x = X[i * d:(i + 1) * d].tolist()
+        xp = XP[s * d:(s + 1) * d].tolist()
+        ai = A[i * T:(i + 1) * T].tolist()
+        bs = B[s * T:(s + 1) * T].tolist()
         dL = 0.0
         for t in rT:
             a = ai[t]
@@ -832,7 +1105,8 @@ def _mh_loop(n_steps, I, XP, B, lqp, logU, X, A, lq, Rs, Rn, wS, wN, T, d, L):
                 na = rnt[a]
                 nb = rnt[b]
                 dL += wS[t] * acc + wN[t] * (fabs(na + 1.0) - fabs(na) + fabs(nb - 1.0) - fabs(nb))
-        logr = lq[i] - lqp[s] - dL
+        lqs = lqp[s]
+        logr = lq[i] - lqs - dL
         if logr >= 0.0 or lu < logr:
             for t in rT:
                 a = ai[t]
@@ -850,10 +1124,9 @@ def _mh_loop(n_steps, I, XP, B, lqp, logU, X, A, lq, Rs, Rn, wS, wN, T, d, L):
                     rnt = Rn[t]
                     rnt[a] += 1.0
                     rnt[b] -= 1.0
-            X[i] = xp
-            A[i] = bs
-            lq[i] = lqp[s]
+            X[i * d:(i + 1) * d] = XP[s * d:(s + 1) * d]
+            A[i * T:(i + 1) * T] = B[s * T:(s + 1) * T]
+            lq[i] = lqs
             L += dL
-            accepted[s] = True
+            accepted[s] = 1
         trace[s + 1] = L
-    return accepted, trace

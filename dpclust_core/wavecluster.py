@@ -1,19 +1,21 @@
 """WaveCluster and its differentially private versions (Chen, Yu & Chirkova, CIKM 2015).
 
-Spec ``wavecluster.md``. Non-private WaveCluster (§1.8) and the four private techniques of the paper:
+Non-private WaveCluster (paper §3.2) and the four private techniques of the paper:
 
-* ``"baseline"`` — Alg. 1: DP synthetic data from the adaptive grid (AG) of Qardaji et al. (§2.2), then
+* ``"baseline"`` — Alg. 1: DP synthetic data from the adaptive grid (AG) of Qardaji et al. (ICDE 2013), then
   WaveCluster on the synthetic points;
-* ``"qt"`` — PrivQT, Alg. 2: Laplace noise on every cell of the count matrix (§2.3);
-* ``"thr"`` — PrivTHR, Alg. 3: PrivQT plus a noisy count |Z|' of the non-positive cells of W, whose half is
-  removed from the bottom of L' before the rank k' is computed (§2.4), budget split α = 0.9;
+* ``"qt"`` — PrivQT, Alg. 2: Laplace noise on every cell of the count matrix;
+* ``"thr"`` — PrivTHR, Alg. 3: PrivQT plus a noisy count |Z|' of the non-positive cells of W, half of which is
+  removed from the bottom of L' before the rank k' is computed; budget split α = 0.9;
 * ``"thr_em"`` — PrivTHR_EM, Alg. 4: PrivQT plus a density threshold chosen by the exponential mechanism over
-  the threshold intervals of the true W (§2.5), budget split α = 0.7, with a **public** upper bound.
+  the threshold intervals of the true W; budget split α = 0.7, with a **public** (or privately estimated)
+  upper end of the threshold domain.
 
-Conventions (spec §1.3–§1.7):
+Conventions:
 
 * the grid is ``g × g`` (``g^d`` in d dimensions) equal-width cells over the **public** ``bounds``; points
-  outside the bounds are clipped into the border cells;
+  outside the bounds are clipped into the border cells. ``g^d`` may not exceed the public cap
+  :data:`MAX_CELLS` (checked before anything is allocated);
 * Haar level 1 with the orthonormal scaling of PyWavelets: ``W = blocksum(M, 2×…×2) / 2^(d/2)``
   (``pywt.dwtn(M, "haar")``); ``g`` must be even;
 * ``k = ceil((1 - p/100)·|L|)`` with ``L`` the positive values of ``W``; the significant cells are
@@ -22,16 +24,19 @@ Conventions (spec §1.3–§1.7):
 * grid labels and point labels are ``-1`` for noise (non-significant) and ``0..n_clusters_-1`` otherwise.
 
 Privacy: unbounded DP (add/remove one record), under which one record changes one cell of M by 1, hence one
-cell of W by ``2^(-d/2)``, |Z| by at most 1 and the EM quality by at most 1 (spec §2.1, §2.4, §2.5). (The
-paper's wording, "modifying" one record, is replace-one; that would double every sensitivity.) The released
-object is the labelled grid; point labels of the private records are post-processing of it.
+cell of W by ``2^(-d/2)``, |Z| by at most 1 and the EM quality by at most 1. (The paper's wording, "modifying"
+one record, is replace-one; that would double every sensitivity.) The released object is the **labelled
+grid**; :meth:`PrivateWaveCluster.predict` labels any point from it (post-processing). The private estimator
+stores no per-record labels of its training data.
 
 Public inputs (never read off the data): ``bounds``, ``grid_size``, ``p``, ``connectivity``, ``alpha``, the
-Haar wavelet, PrivTHR_EM's ``upper`` and ``n_public``. The dataset size N is treated as public only where the
-paper does so: the Baseline's adaptive grid sizes its grids from N (Qardaji et al.; DPComp), so there
-``n_public=None`` falls back to ``len(X)`` under that documented assumption. PrivTHR_EM's threshold domain
-``(0, upper]`` must not move with the data (spec §2.5), so it takes no such fallback: it needs ``upper`` or
-``n_public`` explicitly.
+Haar wavelet, PrivTHR_EM's ``upper`` and ``n_public``. The dataset size N is **private by default**: the
+Baseline's adaptive grid sizes its grids from N, and PrivTHR_EM's default threshold domain ``(0, N/2^(d/2)]``
+needs N; both spend a share ``n_share`` of ε on a noisy count unless the caller publishes N with ``n_public``.
+
+Also here, because they need the grid geometry: the classifier of the paper's clustering-first-then-
+classification protocol (:func:`grid_classifier`, :func:`cluster_then_classify`). The metrics themselves
+(DSG_C, OCM, 2CE) are in :mod:`dpclust_core.metrics`.
 """
 from __future__ import annotations
 
@@ -40,10 +45,14 @@ import math
 import numpy as np
 import pywt
 from scipy import ndimage
+from sklearn.base import ClusterMixin
 
-from ._validation import check_bounds, check_data, check_epsilon, check_positive_int, check_rng
-from .accounting import PrivacyLedger
-from .mechanisms import exponential_mechanism, exponential_mechanism_probabilities, laplace_mechanism
+from ._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, Real,
+                          RandomState, check_bool, check_bounds, check_data, check_epsilon, check_int, check_ledger,
+                          check_options, check_probability, check_real, check_rng)
+from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
+from .mechanisms import (exponential_mechanism_intervals, exponential_mechanism_probabilities,
+                         laplace_mechanism)
 
 __all__ = [
     "cell_index",
@@ -54,102 +63,136 @@ __all__ = [
     "grid_cell_centers",
     "em_threshold_intervals",
     "em_threshold_probabilities",
+    "em_threshold",
     "adaptive_grid_synthetic",
     "privqt_bias",
+    "grid_classifier",
+    "cluster_then_classify",
     "WaveCluster",
     "PrivateWaveCluster",
     "METHODS",
+    "MAX_CELLS",
 ]
 
 METHODS = ("baseline", "qt", "thr", "thr_em")
 DEFAULT_ALPHA = {"thr": 0.9, "thr_em": 0.7}
 
-
-# ----------------------------------------------------------------------------- validation helpers
-def _check_grid_size(grid_size):
-    g = check_positive_int(grid_size, "grid_size", minimum=2)
-    if g % 2:
-        raise ValueError(f"grid_size must be even (Haar level 1 pairs cells), got {g}")
-    return g
-
-
-def _check_p(p):
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
-        raise ValueError(f"p must be a percentage in [0, 100), got {p!r}")
-    p = float(p)
-    if not (0.0 <= p < 100.0):
-        raise ValueError(f"p must be a percentage in [0, 100), got {p!r}")
-    return p
+#: Public cap on the number of cells ``g^d`` of a grid (2**25 cells: 256 MiB per float array). A larger grid is
+#: refused with a ValueError before anything is allocated.
+MAX_CELLS = 2**25
+#: Public cap on the number of leaves of the AG baseline's two-level grid (its sizes grow with N·ε).
+MAX_AG_CELLS = 2**22
+#: Public cap on the number of synthetic points the AG baseline draws (reached only at absurdly small ε, where
+#: the leaf counts are then scaled down proportionally — post-processing of the noisy counts).
+MAX_SYNTHETIC = 2**24
 
 
-def _check_connectivity(connectivity):
-    if connectivity not in (4, 8):
-        raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
-    return connectivity
+# ============================================================================= parameter specs and checks
+class _GridSize(Int):
+    """An even integer g >= 2 (Haar level 1 pairs cells), at most :data:`MAX_CELLS`."""
+
+    def __init__(self):
+        super().__init__(2, MAX_CELLS)
+
+    def __call__(self, value, name):
+        g = super().__call__(value, name)
+        if g % 2:
+            raise ValueError(f"{name} must be even (Haar level 1 pairs cells), got {g}")
+        return g
+
+
+class _Connectivity(Int):
+    """4 (face neighbours) or 8 (every neighbour, diagonals included)."""
+
+    def __init__(self):
+        super().__init__(4, 8)
+
+    def __call__(self, value, name):
+        c = super().__call__(value, name)
+        if c not in (4, 8):
+            raise ValueError(f"{name} must be 4 or 8, got {value!r}")
+        return c
+
+
+def _check_p(p, name="p"):
+    """A density threshold in percent, in [0, 100)."""
+    return check_real(p, name, low=0.0, high=100.0, high_open=True)
+
+
+def _check_cells(g, d, name="grid_size"):
+    """Refuse a grid of ``g^d`` cells above :data:`MAX_CELLS` (before anything is allocated)."""
+    cells = int(g) ** int(d)
+    if cells > MAX_CELLS:
+        raise ValueError(f"{name}={g} in {d} dimensions gives g^d = {cells:.3g} cells, above the public cap "
+                         f"MAX_CELLS = {MAX_CELLS} (use a coarser grid)")
+    return cells
+
+
+def _check_array(a, name, *, allow_bool=False, min_ndim=1):
+    """A finite, non-empty real array (strings, objects, complex numbers and NaN/inf refused, naming ``name``)."""
+    if isinstance(a, (str, bytes)):
+        raise BadTypeError(f"{name} must be an array of real numbers, got a string")
+    try:
+        raw = np.asarray(a)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    kinds = "biuf" if allow_bool else "iuf"
+    if raw.dtype.kind not in kinds:
+        raise BadTypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    if raw.ndim < min_ndim or raw.size == 0:
+        raise ValueError(f"{name} must be a non-empty array with at least {min_ndim} dimension(s), "
+                         f"got shape {raw.shape}")
+    if raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return raw
+
+
+def _check_grid_labels(labels, name):
+    """Integer grid labels (-1 / any negative value for non-significant cells)."""
+    lab = _check_array(labels, name)
+    if lab.dtype.kind == "f":
+        if np.any(lab != np.round(lab)):
+            raise ValueError(f"{name} must hold integer labels (negative for non-significant cells)")
+        lab = lab.astype(np.int64)
+    return lab
 
 
 def _k_of(m, p):
-    """Rank k = ceil((1 - p/100) m) (spec §1.4: fits DS2's k = 144), clamped to [0, m]."""
+    """Rank k = ceil((1 - p/100) m) (fits DS2's k = 144), clamped to [0, m]."""
     # round away floating error before ceil: 0.9 * 160 must give 144, not 145
     return int(min(m, max(0, math.ceil(round((1.0 - p / 100.0) * m, 9)))))
 
 
-# ----------------------------------------------------------------------------- building blocks
-def cell_index(X, bounds, grid_size):
-    """M-cell index of every point, shape (n, d): ``floor((x - lo)/(hi - lo)·g)`` clipped to ``[0, g-1]``.
-
-    Points outside the public ``bounds`` are clipped into the border cells (spec §1.7).
-    """
-    X = check_data(X)
-    low, high = check_bounds(bounds, X.shape[1])
-    g = check_positive_int(grid_size, "grid_size")
-    idx = np.floor((X - low) / (high - low) * g).astype(np.int64)
-    return np.clip(idx, 0, g - 1)
+# ============================================================================= trusting kernels
+def _cell_index(X, low, high, g):
+    t = X - low  # floor((x - lo) / (hi - lo) * g), computed in place (one float and one int temporary)
+    t /= high - low
+    t *= g
+    np.floor(t, out=t)
+    np.clip(t, 0, g - 1, out=t)
+    return t.astype(np.int64)
 
 
-def quantize(X, bounds, grid_size):
-    """The count matrix M (spec §1.1 step 1): shape ``(g,)*d``, counts of points per cell (clipped)."""
-    idx = cell_index(X, bounds, grid_size)
-    g = int(grid_size)
-    d = idx.shape[1]
-    flat = np.ravel_multi_index(tuple(idx.T), (g,) * d)
+def _counts(idx, g, d):
+    """The count matrix from the cell indices (n, d)."""
+    flat = np.ravel_multi_index(tuple(idx.T), (g,) * d) if idx.shape[0] else np.zeros(0, dtype=np.int64)
     return np.bincount(flat, minlength=g ** d).reshape((g,) * d).astype(float)
 
 
-def haar_approx(M, integer_valued=None):
-    """Haar level-1 approximation subband W of M with PyWavelets (spec §1.3).
+def _quantize(X, low, high, g):
+    return _counts(_cell_index(X, low, high, g), g, X.shape[1])
 
-    ``W = pywt.dwtn(M, "haar")["a"*d]``, which equals ``blocksum(M, 2×…×2) / 2^(d/2)`` (orthonormal Haar;
-    in 2-D the sum of each 2×2 block divided by 2). Every side of M must be even.
 
-    PyWavelets' two 1/√2 passes leave errors of one ulp, which would break the ties between equal block sums
-    that the significance rule relies on (spec §1.5). When M is integer-valued (``integer_valued=None``
-    detects it), W is snapped to the exact multiple of ``2^(-d/2)``.
-    """
-    M = np.asarray(M, dtype=float)
-    if M.ndim < 1 or any(s % 2 for s in M.shape) or M.size == 0:
-        raise ValueError(f"M must have even, non-zero sides for Haar level 1, got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError("M contains NaN or infinite values")
+def _haar(M, integer_valued):
     d = M.ndim
     W = pywt.dwtn(M, "haar", mode="zero")["a" * d]
-    if integer_valued is None:
-        integer_valued = bool(np.all(M == np.round(M)))
     if integer_valued:
         scale = 2.0 ** (d / 2.0)
         W = np.round(W * scale) / scale
     return W
 
 
-def significant_mask(W, p):
-    """Significant cells by the top-(1-p) rule (spec §1.1 step 3, §1.5).
-
-    Returns ``(mask, k, d)``: ``L`` = positive values of W, ``k = ceil((1-p/100)|L|)``, ``d`` = k-th largest of
-    L, ``mask = (W >= d) & (W > 0)`` (every value tied with d is significant). ``k = 0`` gives an empty mask and
-    ``d = inf``.
-    """
-    W = np.asarray(W, dtype=float)
-    p = _check_p(p)
+def _significant(W, p):
     L = W[W > 0]
     k = _k_of(L.size, p)
     if k == 0:
@@ -158,147 +201,275 @@ def significant_mask(W, p):
     return (W >= d) & (W > 0), k, d
 
 
-def label_components(mask, connectivity=8):
-    """Connected components of a boolean grid: labels -1 (not significant) and 0..c-1; returns (labels, c).
-
-    ``connectivity=8`` joins diagonal neighbours (full connectivity in d dimensions, MATLAB ``bwlabeln``'s
-    default); ``4`` joins face neighbours only (``scipy.ndimage.label``'s default).
-    """
-    mask = np.asarray(mask, dtype=bool)
-    _check_connectivity(connectivity)
+def _label(mask, connectivity):
     rank = 1 if connectivity == 4 else mask.ndim
     structure = ndimage.generate_binary_structure(mask.ndim, rank)
     lab, c = ndimage.label(mask, structure=structure)
     return lab.astype(np.int64) - 1, int(c)
 
 
-def grid_cell_centers(bounds, shape):
-    """Centres (in data coordinates) of every cell of a grid of ``shape`` over ``bounds``; shape (prod, d)."""
-    shape = tuple(int(s) for s in shape)
+def _intervals(W, p, upper):
+    L = np.sort(W[W > 0])[::-1]
+    m = L.size
+    L = np.minimum(L, upper)  # values above the public bound are capped (data-independent)
+    xs = np.concatenate([[upper], L, [0.0]])
+    return xs[1:], xs[:-1], np.arange(m + 1), _k_of(m, p)
+
+
+def _em_threshold(W, p, epsilon, upper, rng, size, ledger, name):
+    lo, hi, ranks, k = _intervals(W, p, upper)
+    i, u = exponential_mechanism_intervals(-np.abs(ranks - k).astype(float), hi - lo, 1.0, epsilon, rng,
+                                           size=size, ledger=ledger, name=name)
+    d = hi[i] - u * (hi[i] - lo[i])  # uniform on (lo, hi]: u in [0, 1)
+    return d, i
+
+
+# ============================================================================= building blocks (public)
+def cell_index(X, bounds, grid_size: int) -> np.ndarray:
+    """M-cell index of every point, shape (n, d): ``floor((x - lo)/(hi - lo)·g)`` clipped to ``[0, g-1]``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+    bounds : public domain, see :func:`~dpclust_core._validation.check_bounds`. Points outside are clipped
+        into the border cells.
+    grid_size : int
+        g, the number of cells per dimension.
+
+    Examples
+    --------
+    >>> cell_index([[0.0, 0.99], [0.5, 2.0]], (0, 1), 4).tolist()
+    [[0, 3], [2, 3]]
+    """
+    X = check_data(X)
+    low, high = check_bounds(bounds, X.shape[1])
+    g = check_int(grid_size, "grid_size", 1, MAX_CELLS)
+    return _cell_index(X, low, high, g)
+
+
+def quantize(X, bounds, grid_size: int) -> np.ndarray:
+    """The count matrix M (Step 1 of WaveCluster): shape ``(g,)*d``, points per cell (outliers clipped).
+
+    ``g^d`` may not exceed :data:`MAX_CELLS`.
+
+    Examples
+    --------
+    >>> quantize([[0.1, 0.1], [0.2, 0.1], [0.9, 0.9]], (0, 1), 2).tolist()
+    [[2.0, 0.0], [0.0, 1.0]]
+    """
+    X = check_data(X)
+    low, high = check_bounds(bounds, X.shape[1])
+    g = check_int(grid_size, "grid_size", 1, MAX_CELLS)
+    _check_cells(g, X.shape[1])
+    return _quantize(X, low, high, g)
+
+
+def haar_approx(M, integer_valued: bool | None = None) -> np.ndarray:
+    """Haar level-1 approximation subband W of M with PyWavelets (Step 2 of WaveCluster).
+
+    ``W = pywt.dwtn(M, "haar")["a"*d]``, which equals ``blocksum(M, 2×…×2) / 2^(d/2)`` (orthonormal Haar;
+    in 2-D the sum of each 2×2 block divided by 2). Every side of M must be even.
+
+    PyWavelets' two 1/√2 passes leave errors of one ulp, which would break the ties between equal block sums
+    that the significance rule relies on. When M is integer-valued (``integer_valued=None`` detects it), W is
+    snapped to the exact multiple of ``2^(-d/2)``.
+
+    Examples
+    --------
+    >>> M = [[1, 0, 0, 0], [0, 0, 0, 0], [2, 2, 0, 0], [0, 0, 0, 0]]
+    >>> haar_approx(M).tolist()   # a lone point gives 0.5 (the paper's minimum value)
+    [[0.5, 0.0], [2.0, 0.0]]
+    """
+    M = _check_array(M, "M").astype(float)
+    if any(s % 2 for s in M.shape):
+        raise ValueError(f"M must have even sides for Haar level 1, got shape {M.shape}")
+    if integer_valued is None:
+        integer_valued = bool(np.all(M == np.round(M)))
+    else:
+        integer_valued = check_bool(integer_valued, "integer_valued")
+    return _haar(M, integer_valued)
+
+
+def significant_mask(W, p: float):
+    """Significant cells by the top-(1-p) rule (Step 3 of WaveCluster).
+
+    Returns ``(mask, k, d)``: ``L`` = positive values of W, ``k = ceil((1-p/100)|L|)``, ``d`` = k-th largest of
+    L, ``mask = (W >= d) & (W > 0)`` (every value tied with d is significant). ``k = 0`` gives an empty mask and
+    ``d = inf``.
+
+    Examples
+    --------
+    >>> mask, k, d = significant_mask([[4.0, 3.0], [3.0, 0.5]], 50)
+    >>> mask.tolist(), k, d
+    ([[True, True], [True, False]], 2, 3.0)
+    """
+    W = _check_array(W, "W").astype(float)
+    return _significant(W, _check_p(p))
+
+
+def label_components(mask, connectivity: int = 8):
+    """Connected components of a boolean grid: labels -1 (not significant) and 0..c-1; returns (labels, c).
+
+    ``connectivity=8`` joins diagonal neighbours (full connectivity in d dimensions, MATLAB ``bwlabeln``'s
+    default); ``4`` joins face neighbours only (``scipy.ndimage.label``'s default). ``mask`` holds booleans
+    (or 0/1).
+
+    Examples
+    --------
+    >>> label_components([[True, False], [False, True]], 8)[1], label_components([[1, 0], [0, 1]], 4)[1]
+    (1, 2)
+    """
+    raw = _check_array(mask, "mask", allow_bool=True)
+    if raw.dtype.kind != "b" and not np.all((raw == 0) | (raw == 1)):
+        raise ValueError("mask must hold booleans (or 0/1)")
+    return _label(raw.astype(bool), _Connectivity()(connectivity, "connectivity"))
+
+
+def grid_cell_centers(bounds, shape) -> np.ndarray:
+    """Centres (in data coordinates) of every cell of a grid of ``shape`` over ``bounds``; shape (prod, d).
+
+    Examples
+    --------
+    >>> grid_cell_centers((0, 1), (2, 2)).tolist()
+    [[0.25, 0.25], [0.25, 0.75], [0.75, 0.25], [0.75, 0.75]]
+    """
+    if isinstance(shape, (str, bytes)) or np.ndim(shape) != 1 or len(shape) == 0:
+        raise BadTypeError(f"shape must be a tuple of positive ints, got {shape!r}")
+    shape = tuple(check_int(s, "shape", 1, MAX_CELLS) for s in shape)
+    if math.prod(shape) > MAX_CELLS:
+        raise ValueError(f"shape {shape} has more than MAX_CELLS = {MAX_CELLS} cells")
     low, high = check_bounds(bounds, len(shape))
     axes = [low[i] + (np.arange(s) + 0.5) * (high[i] - low[i]) / s for i, s in enumerate(shape)]
     mesh = np.meshgrid(*axes, indexing="ij")
     return np.column_stack([m.ravel() for m in mesh])
 
 
-def privqt_bias(n_zero, p, theta=0.0):
-    """PrivQT's expected rank inflation ``E[k' - k] = (1 - p)(|Z|/2 - θ)`` (spec §2.3, paper §5.2.1)."""
-    return (1.0 - _check_p(p) / 100.0) * (n_zero / 2.0 - theta)
+def privqt_bias(n_zero: float, p: float, theta: float = 0.0) -> float:
+    """PrivQT's expected rank inflation ``E[k' - k] = (1 - p)(|Z|/2 - θ)`` (paper §5.2.1).
+
+    Examples
+    --------
+    >>> round(privqt_bias(241, 10), 2)   # the paper's "theoretical bound 108.45" on DS2
+    108.45
+    """
+    z = check_real(n_zero, "n_zero", low=0.0)
+    th = check_real(theta, "theta", low=0.0)
+    return (1.0 - _check_p(p) / 100.0) * (z / 2.0 - th)
 
 
-# ----------------------------------------------------------------------------- PrivTHR_EM internals
-def em_threshold_intervals(W, p, upper):
-    """Threshold intervals of NoisyDensityThreshold (Alg. 4, spec §2.5, repaired listing §6.1 item 4).
+# ============================================================================= PrivTHR_EM's threshold
+def em_threshold_intervals(W, p: float, upper: float):
+    """Threshold intervals of NoisyDensityThreshold (Alg. 4, with a public upper end).
 
     ``L`` = positive values of the TRUE W sorted descending ``x1 >= ... >= xm``; ``x0 = upper`` (public) and
-    ``x_{m+1} = 0``. Interval ``i = 0..m`` is ``(x_{i+1}, x_i]``, every threshold in it selects exactly ``i``
+    ``x_{m+1} = 0``. Interval ``i = 0..m`` is ``(x_{i+1}, x_i]``; every threshold in it selects exactly ``i``
     cells of W (rank ``i``); its quality is ``q_i = -|i - k|`` with ``k = ceil((1-p)m)``.
 
-    Returns ``(lower_ends, upper_ends, ranks, k)`` (arrays of length m + 1). Values of W above ``upper`` are capped at it.
+    Returns ``(lower_ends, upper_ends, ranks, k)`` (arrays of length m + 1). Values of W above ``upper`` are
+    capped at it.
+
+    Examples
+    --------
+    >>> lo, hi, ranks, k = em_threshold_intervals([[4.0, 2.0], [0.0, 1.0]], 50, 10.0)
+    >>> lo.tolist(), hi.tolist(), k
+    ([4.0, 2.0, 1.0, 0.0], [10.0, 4.0, 2.0, 1.0], 2)
     """
-    W = np.asarray(W, dtype=float)
-    L = np.sort(W[W > 0])[::-1]
-    m = L.size
-    if upper is None or not np.isfinite(upper) or upper <= 0:
-        raise ValueError(f"upper must be a finite positive public bound, got {upper!r}")
-    L = np.minimum(L, float(upper))  # values above the public bound are capped (data-independent)
-    xs = np.concatenate([[float(upper)], L, [0.0]])
-    k = _k_of(m, _check_p(p))
-    return xs[1:], xs[:-1], np.arange(m + 1), k
+    W = _check_array(W, "W").astype(float)
+    u = check_real(upper, "upper", low=0.0, low_open=True)
+    return _intervals(W, _check_p(p), u)
 
 
-def _em_scores(lo, hi, ranks, k, epsilon):
-    """Scores for :func:`~dpclust_core.mechanisms.exponential_mechanism` that encode the continuous EM.
+def em_threshold_probabilities(W, p: float, epsilon: float, upper: float) -> np.ndarray:
+    """Exact probability that PrivTHR_EM's EM picks each rank i = 0..m.
 
-    The continuous EM draws a threshold x in (0, upper] with density ∝ exp(ε q(x)/2); the interval of rank i
-    has mass ``ℓ_i·exp(-ε|i-k|/2)``. Feeding the discrete EM (sensitivity 1) the scores
-    ``s_i = -|i-k| + (2/ε) log ℓ_i`` gives exactly these masses, since exp(ε s_i/2) = ℓ_i exp(-ε|i-k|/2); the
-    ``log ℓ_i`` term is the base measure, not a second use of the data. Empty intervals (ties) get -inf.
+    Interval ``i`` is picked with probability ∝ ``(x_i - x_{i+1})·exp(-ε|i - k|/2)`` (Alg. 4; Cormode et al.'s
+    private quantile); empty (tied) intervals get probability 0.
+
+    Examples
+    --------
+    >>> em_threshold_probabilities([[4.0, 2.0], [0.0, 1.0]], 50, 1e6, 10.0).round(3).tolist()
+    [0.0, 0.0, 1.0, 0.0]
     """
-    length = hi - lo
-    with np.errstate(divide="ignore"):
-        return -np.abs(ranks - k) + (2.0 / epsilon) * np.log(length)
-
-
-def em_threshold_probabilities(W, p, epsilon, upper):
-    """Exact probability that PrivTHR_EM's EM picks each rank i = 0..m (spec §2.5)."""
     eps = check_epsilon(epsilon)
     lo, hi, ranks, k = em_threshold_intervals(W, p, upper)
-    return exponential_mechanism_probabilities(_em_scores(lo, hi, ranks, k, eps), 1.0, eps)
+    with np.errstate(divide="ignore"):
+        scores = -np.abs(ranks - k) + (2.0 / eps) * np.log(hi - lo)  # log-length as the base measure
+    return exponential_mechanism_probabilities(scores, 1.0, eps)
 
 
-def em_threshold(W, p, epsilon, upper, rng=None, *, size=None, ledger=None, name="EM threshold"):
+def em_threshold(W, p: float, epsilon: float, upper: float, rng=None, *, size: int | None = None, ledger=None,
+                 name: str = "EM threshold"):
     """NoisyDensityThreshold of Alg. 4: sample the rank i* by the EM, then d' ~ Uniform(x_{i*+1}, x_{i*}].
 
-    Returns ``(d', i*)`` (arrays with ``size``). Uses :func:`~dpclust_core.mechanisms.exponential_mechanism`
-    (Gumbel-max in log space) with the length-weighted scores of :func:`_em_scores`; records ``epsilon`` with
-    sensitivity 1 in ``ledger``.
+    Uses :func:`~dpclust_core.mechanisms.exponential_mechanism_intervals` (quality ``-|i - k|``, sensitivity 1,
+    lengths as the base measure), which records ``epsilon`` (per draw) in ``ledger``.
+
+    Returns
+    -------
+    (d', i*)
+        Floats, or arrays when ``size`` is given.
+
+    Examples
+    --------
+    >>> d, i = em_threshold([[4.0, 2.0], [0.0, 1.0]], 50, 1e6, 10.0, rng=0)
+    >>> int(i), bool(1.0 < d <= 2.0)
+    (2, True)
     """
     eps = check_epsilon(epsilon)
-    rng = check_rng(rng)
-    lo, hi, ranks, k = em_threshold_intervals(W, p, upper)
-    scores = _em_scores(lo, hi, ranks, k, eps)
-    i = exponential_mechanism(scores, 1.0, eps, rng, size=size, ledger=ledger, name=name)
-    u = rng.uniform(size=None if size is None else np.shape(i))
-    d = hi[i] - u * (hi[i] - lo[i])  # uniform on (lo, hi]
-    return d, i
+    rng = check_rng(rng, "rng")
+    check_ledger(ledger)
+    if size is not None:
+        size = check_int(size, "size", 1, MAX_ALLOCATION)
+    W = _check_array(W, "W").astype(float)
+    u = check_real(upper, "upper", low=0.0, low_open=True)
+    return _em_threshold(W, _check_p(p), eps, u, rng, size, ledger, name)
 
 
-# ----------------------------------------------------------------------------- Baseline: adaptive grid
-def adaptive_grid_synthetic(X, bounds, epsilon, rng=None, *, n_public=None, c=10.0, c2=5.0, alpha=0.5,
-                            ledger=None):
-    """DP synthetic data from the Adaptive Grid (AG) of Qardaji et al. (ICDE 2013), spec §2.2 (DPComp defaults).
-
-    Level 1: an ``m1 × m1`` grid, ``m1 = max(10, ceil(sqrt(N ε / c) / 4))``, counts + Lap(1/(αε)). Level 2: every
-    level-1 cell with noisy count N' is split into ``m2 × m2`` cells, ``m2 = ceil(sqrt(N'(1-α)ε / c2))`` (1 if
-    N' <= 0), counts + Lap(1/((1-α)ε)). Constrained inference combines both levels; then negative leaf counts
-    are reset to 0 (the distortion the paper blames, §4.1), counts are rounded, and that many points are drawn
-    uniformly in each leaf. 2-D only.
-
-    ``n_public`` is the dataset size N used to size the grid; AG and DPComp treat N as **public**. If None,
-    ``len(X)`` is used under that same assumption: N then shapes the grid without noise, which is ε-DP only if
-    N really is public (e.g. a bounded-DP reading, or a published dataset size). Pass ``n_public`` to make the
-    mechanism independent of ``len(X)``.
-    Ledger: two entries (level 1: αε, level 2: (1-α)ε), sensitivity 1 each (each level partitions the domain).
-    """
-    X = check_data(X, n_features=2)
-    low, high = check_bounds(bounds, 2)
-    eps = check_epsilon(epsilon)
-    rng = check_rng(rng)
-    if not (0.0 < alpha < 1.0):
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-    for name, val in (("c", c), ("c2", c2)):
-        if isinstance(val, bool) or not isinstance(val, (int, float, np.integer, np.floating)) or not (
-                np.isfinite(val) and val > 0):
-            raise ValueError(f"{name} must be a finite positive constant, got {val!r}")
-    N = X.shape[0] if n_public is None else check_positive_int(n_public, "n_public")
-    Xc = np.clip(X, low, high)
-    U = (Xc - low) / (high - low)  # unit square
-    m1 = max(10, math.ceil(math.sqrt(N * eps / c) / 4.0))
-    i1 = np.minimum((U * m1).astype(np.int64), m1 - 1)
+# ============================================================================= Baseline: adaptive grid
+def _ag_synthetic(X, low, high, epsilon, N, rng, ledger, c=10.0, c2=5.0, alpha=0.5):
+    """AG synthetic data (trusting kernel): X checked, (low, high) public, N public or a noisy estimate."""
+    d = X.shape[1]
+    U = np.clip(X, low, high)
+    U -= low
+    U /= high - low  # unit square
+    m1_max = math.isqrt(MAX_AG_CELLS)
+    x = math.sqrt(N) * math.sqrt(epsilon / c) / 4.0
+    m1 = m1_max if not x < m1_max else max(10, math.ceil(x))
+    U *= m1  # level-1 grid units
+    i1 = np.minimum(U.astype(np.int64), m1 - 1)
     cell = i1[:, 0] * m1 + i1[:, 1]
     n1 = np.bincount(cell, minlength=m1 * m1).astype(float)
-    e1, e2 = alpha * eps, (1.0 - alpha) * eps
-    noisy1 = laplace_mechanism(n1, 1.0, e1, rng, ledger=ledger, name="AG level-1 counts (Lap(1/(a eps)))")
-    m2 = np.where(noisy1 > 0, np.ceil(np.sqrt(np.maximum(noisy1, 0) * e2 / c2)), 1).astype(np.int64)
-    m2 = np.maximum(m2, 1)
+    e1 = alpha * epsilon
+    e2 = epsilon - e1
+    noisy1 = laplace_mechanism(n1, 1.0, e1, rng, l0_sensitivity=1, ledger=ledger,
+                               name="AG level-1 counts (Lap(1/(a eps)))")
+    m2_max = max(1, math.isqrt(MAX_AG_CELLS // (m1 * m1)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        m2f = np.ceil(np.sqrt(np.maximum(noisy1, 0.0) * (e2 / c2)))
+    m2 = np.where(noisy1 > 0, np.clip(np.nan_to_num(m2f, nan=1.0, posinf=m2_max), 1, m2_max), 1).astype(np.int64)
     n_leaf = m2 * m2
     offset = np.concatenate([[0], np.cumsum(n_leaf)[:-1]])
-    # leaf of every point: position inside its level-1 cell
-    local = U * m1 - i1  # in [0, 1)
+    # leaf of every point: its position inside its level-1 cell
+    U -= i1  # position inside its level-1 cell, in [0, 1)
     mp = m2[cell]
-    j = np.minimum((local * mp[:, None]).astype(np.int64), mp[:, None] - 1)
+    U *= mp[:, None]
+    j = np.minimum(U.astype(np.int64), mp[:, None] - 1)
     leaf = offset[cell] + j[:, 0] * mp + j[:, 1]
     total = int(n_leaf.sum())
     n2 = np.bincount(leaf, minlength=total).astype(float)
-    noisy2 = laplace_mechanism(n2, 1.0, e2, rng, ledger=ledger, name="AG level-2 counts (Lap(1/((1-a) eps)))")
+    noisy2 = laplace_mechanism(n2, 1.0, e2, rng, l0_sensitivity=1, ledger=ledger,
+                               name="AG level-2 counts (Lap(1/((1-a) eps)))")
     leaf_cell = np.repeat(np.arange(m1 * m1), n_leaf)
     sub = np.bincount(leaf_cell, weights=noisy2, minlength=m1 * m1)
     a2m = (alpha * m2) ** 2
     w1 = a2m / ((1 - alpha) ** 2 + a2m)
     combined = w1 * noisy1 + (1 - w1) * sub
     adj = noisy2 + ((combined - sub) / n_leaf)[leaf_cell]
-    counts = np.rint(np.maximum(adj, 0.0)).astype(np.int64)
+    cnt = np.maximum(adj, 0.0)  # the reset of negative counts the paper blames (§4.1)
+    tot = float(cnt.sum())
+    if tot > MAX_SYNTHETIC:  # public cap (absurdly small epsilon only): scale the counts down
+        cnt *= MAX_SYNTHETIC / tot
+    counts = np.rint(cnt).astype(np.int64)
     # leaf rectangles in the unit square
     li = np.arange(total) - offset[leaf_cell]
     mleaf = m2[leaf_cell]
@@ -308,193 +479,411 @@ def adaptive_grid_synthetic(X, bounds, epsilon, rng=None, *, n_public=None, c=10
     y0 = (cy + ry / mleaf) / m1
     size = 1.0 / (m1 * mleaf)
     rep = np.repeat(np.arange(total), counts)
-    pts = np.column_stack([x0[rep], y0[rep]]) + rng.uniform(size=(rep.size, 2)) * size[rep, None]
+    pts = np.column_stack([x0[rep], y0[rep]]) + rng.uniform(size=(rep.size, d)) * size[rep, None]
     return low + pts * (high - low)
 
 
-# ----------------------------------------------------------------------------- estimators
-class _WaveClusterBase:
-    def _finish(self, X, mask, low, high):
-        self.significant_ = mask
-        self.grid_labels_, self.n_clusters_ = label_components(mask, self.connectivity)
-        self.n_significant_ = int(mask.sum())
-        self._low, self._high = low, high
-        self.labels_ = self.predict(X)
-        return self
+def adaptive_grid_synthetic(X, bounds, epsilon: float, rng=None, *, n_public: int | None = None,
+                            n_share: float = 0.05, c: float = 10.0, c2: float = 5.0, alpha: float = 0.5,
+                            ledger=None) -> np.ndarray:
+    """DP synthetic data from the Adaptive Grid (AG) of Qardaji et al. (ICDE 2013), with DPComp's defaults.
 
-    def predict(self, X):
-        """Cluster of every point of X from the (released) labelled grid; -1 for noise. Clips to the bounds."""
-        if not hasattr(self, "grid_labels_"):
-            raise ValueError("this estimator is not fitted yet; call fit(X) first")
-        X = check_data(X, n_features=self._low.shape[0])
-        idx = cell_index(X, (self._low, self._high), self.grid_size) // 2
+    Level 1: an ``m1 × m1`` grid, ``m1 = max(10, ceil(sqrt(N ε / c) / 4))``, counts + Lap(1/(αε)). Level 2: every
+    level-1 cell with noisy count N' is split into ``m2 × m2`` cells, ``m2 = ceil(sqrt(N'(1-α)ε / c2))`` (1 if
+    N' <= 0), counts + Lap(1/((1-α)ε)). Constrained inference combines both levels; then negative leaf counts
+    are reset to 0 (the distortion the paper blames, §4.1), counts are rounded, and that many points are drawn
+    uniformly in each leaf. 2-D only. The grid sizes are capped by the public :data:`MAX_AG_CELLS`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, 2)
+        The private data.
+    bounds : public domain (points outside are clipped).
+    epsilon : float
+        Total budget of the release (the noisy N included).
+    rng : None, int or Generator
+    n_public : int, optional
+        AG sizes its grid from N. ``None`` (default) keeps N private: ``n_share·ε`` buys a noisy count (ledger
+        entry "N (noisy count)") and AG gets the rest. Passing an int treats it as a public constant (AG and
+        DPComp treat N as public); passing the true ``len(X)`` publishes N.
+    n_share : float, default 0.05
+        Share of epsilon spent on the noisy N when ``n_public`` is None, in (0, 0.5].
+    c, c2 : float
+        AG's constants (10 and 5).
+    alpha : float
+        AG's level-1 share of its budget (0.5).
+    ledger : PrivacyLedger, optional
+        Receives the entries: the noisy N (if private), level 1 and level 2 (sensitivity 1 each: each level
+        partitions the domain).
+
+    Returns
+    -------
+    ndarray, shape (n_synthetic, 2)
+        Synthetic points inside ``bounds``.
+
+    Examples
+    --------
+    >>> from dpclust_core import PrivacyLedger
+    >>> from dpclust_core.data import make_ds2_like
+    >>> X, _ = make_ds2_like(3_000, random_state=0)
+    >>> led = PrivacyLedger()
+    >>> S = adaptive_grid_synthetic(X, (0, 1), 1.0, rng=0, ledger=led)
+    >>> S.shape[1], round(led.epsilon, 12), len(led.entries)
+    (2, 1.0, 3)
+    """
+    X = check_data(X, n_features=2)
+    low, high = check_bounds(bounds, 2)
+    eps = check_epsilon(epsilon)
+    rng = check_rng(rng, "rng")
+    check_ledger(ledger)
+    alpha = check_probability(alpha, "alpha")
+    c = check_real(c, "c", low=0.0, low_open=True)
+    c2 = check_real(c2, "c2", low=0.0, low_open=True)
+    n_share = check_real(n_share, "n_share", low=0.0, high=0.5, low_open=True)
+    if n_public is not None:
+        n_public = check_int(n_public, "n_public", 1, MAX_ALLOCATION)
+    if ledger is not None:
+        ledger.require(eps, 0.0, name="adaptive_grid_synthetic")
+    N, e_n = DPEstimator._estimate_n(X, _NPublic(n_public), n_share * eps, rng, ledger)
+    return _ag_synthetic(X, low, high, eps - e_n, N, rng, ledger, c, c2, alpha)
+
+
+class _NPublic:
+    def __init__(self, n_public):
+        self.n_public = n_public
+
+
+# ============================================================================= the classification protocol
+def _tree_seed(random_state):
+    rng = random_state
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        check_rng(rng, "random_state")
+        return int(rng)
+    return int(check_rng(rng, "random_state").integers(2**31 - 1))
+
+
+def _grid_tree(lab, low, high, seed):
+    from sklearn.tree import DecisionTreeClassifier
+
+    sig = lab.ravel() >= 0
+    if not sig.any():
+        return None
+    axes = [low[i] + (np.arange(s) + 0.5) * (high[i] - low[i]) / s for i, s in enumerate(lab.shape)]
+    centers = np.column_stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")])[sig]
+    return DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(centers, lab.ravel()[sig])
+
+
+def grid_classifier(grid_labels, bounds, random_state=0):
+    """Train the protocol's classifier on a labelled W grid (paper §6): one sample per significant cell.
+
+    Features = the cell's centre in data coordinates, label = its cluster. scikit-learn's
+    ``DecisionTreeClassifier(criterion="entropy")`` (CART with entropy) stands in for C4.5; its seed is
+    ``random_state`` (an int, or drawn from a Generator).
+
+    Returns
+    -------
+    DecisionTreeClassifier or None
+        The fitted tree, or None if the grid has no significant cell (then every prediction is one class).
+
+    Examples
+    --------
+    >>> tree = grid_classifier([[0, -1], [-1, 1]], (0, 1))
+    >>> tree.predict([[0.1, 0.1], [0.9, 0.9]]).tolist()
+    [0, 1]
+    """
+    lab = _check_grid_labels(grid_labels, "grid_labels")
+    if lab.size > MAX_CELLS:
+        raise ValueError(f"grid_labels has more than MAX_CELLS = {MAX_CELLS} cells")
+    low, high = check_bounds(bounds, lab.ndim)
+    return _grid_tree(lab, low, high, _tree_seed(random_state))
+
+
+def cluster_then_classify(true_grid_labels, private_grid_labels, bounds, X_test, random_state=0):
+    """The clustering-first-then-classification protocol (paper §6): predictions of clf_t and clf_p on X_test.
+
+    Both grids come from WaveCluster runs on the training part, over the same public grid; a grid with no
+    significant cell predicts the single class -1 for every test point. Training on the released labelled grid
+    is post-processing (no budget).
+
+    Returns
+    -------
+    (pred_t, pred_p) : two int arrays of shape (n_test,)
+
+    Examples
+    --------
+    >>> grid = [[0, -1], [-1, 1]]
+    >>> pt, pp = cluster_then_classify(grid, grid, (0, 1), [[0.1, 0.2], [0.8, 0.9]])
+    >>> pt.tolist(), pp.tolist()
+    ([0, 1], [0, 1])
+    """
+    a = _check_grid_labels(true_grid_labels, "true_grid_labels")
+    b = _check_grid_labels(private_grid_labels, "private_grid_labels")
+    if a.shape != b.shape:
+        raise ValueError(f"true_grid_labels and private_grid_labels must have the same shape, got {a.shape} "
+                         f"and {b.shape}")
+    if a.size > MAX_CELLS:
+        raise ValueError(f"true_grid_labels has more than MAX_CELLS = {MAX_CELLS} cells")
+    low, high = check_bounds(bounds, a.ndim)
+    X_test = check_data(X_test, "X_test", n_features=a.ndim)
+    seed = _tree_seed(random_state)
+    out = []
+    for grid in (a, b):
+        clf = _grid_tree(grid, low, high, seed)
+        out.append(np.full(X_test.shape[0], -1, dtype=np.int64) if clf is None
+                   else clf.predict(X_test).astype(np.int64))
+    return out[0], out[1]
+
+
+# ============================================================================= estimators
+class _GridPredictMixin(ClusterMixin):
+    """``predict`` / ``fit_predict`` from the released labelled grid ``grid_labels_`` over ``bounds_``."""
+
+    def predict(self, X) -> np.ndarray:
+        """Cluster of every point of X from the (released) labelled grid; -1 for noise. Clips to the bounds.
+
+        Labelling points is post-processing of the grid; the labels of the private training records are, like
+        any function of them, **not** differentially private with respect to those records.
+        """
+        self._check_fitted("grid_labels_")
+        X = check_data(X, n_features=self.n_features_in_)
+        low, high = self.bounds_
+        g = 2 * self.grid_labels_.shape[0]
+        idx = _cell_index(X, low, high, g) // 2
         return self.grid_labels_[tuple(idx.T)]
 
+    def fit_predict(self, X, y=None) -> np.ndarray:
+        """``fit(X)`` then ``predict(X)``."""
+        return self.fit(X).predict(X)
 
-class WaveCluster(_WaveClusterBase):
-    """Non-private WaveCluster (spec §1.8; Sheikholeslami et al., as used by Chen et al. §3.2).
+
+class WaveCluster(_GridPredictMixin, Estimator):
+    """Non-private WaveCluster (Sheikholeslami et al., as used by Chen et al. §3.2).
 
     Parameters
     ----------
     grid_size : int
-        g, the number of cells per dimension of the count matrix M (even; W is g/2 per side).
+        g, the number of cells per dimension of the count matrix M (even; W is g/2 per side). ``g^d`` may not
+        exceed :data:`MAX_CELLS`.
     p : float
-        Density threshold in percent: the lowest p % of the positive W values are not significant.
-    bounds : public domain, see :func:`~dpclust_core._validation.check_bounds`. Points outside are clipped.
-    connectivity : 4 or 8 (default 8, spec §1.6).
+        Density threshold in percent, in [0, 100): the lowest p % of the positive W values are not significant.
+    bounds : (low, high) or array of (low, high) rows
+        The domain of the grid (required). Points outside are clipped into the border cells.
+    connectivity : {4, 8}, default 8
+        Neighbourhood of the connected components (8 joins diagonal neighbours).
 
     Attributes
     ----------
-    counts_ (M), W_ (approximation subband), k_ (= ceil((1-p)|L|)), threshold_ (d), n_zero_ (|Z| = #cells
-    with W <= 0), significant_ (boolean grid of W's shape), n_significant_, grid_labels_ (-1 / 0..c-1),
-    n_clusters_, labels_ (per point, -1 for noise).
+    counts_ : ndarray, shape (g,)*d
+        The count matrix M.
+    W_ : ndarray, shape (g/2,)*d
+        The Haar approximation subband.
+    k_ : int
+        ``ceil((1-p)|L|)``, the number of significant values.
+    threshold_ : float
+        d, the k-th largest positive value of W.
+    n_zero_ : int
+        |Z|, the number of cells with W <= 0.
+    significant_ : ndarray of bool, shape of W
+    n_significant_ : int
+    grid_labels_ : ndarray of int, shape of W
+        -1 for a non-significant cell, else its cluster 0..n_clusters_-1.
+    n_clusters_ : int
+    labels_ : ndarray of int, shape (n_samples,)
+        The cluster of every training point (-1 for noise).
+    bounds_ : (low, high) arrays
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_ds2_like
+    >>> X, _ = make_ds2_like(31_200, random_state=0)
+    >>> wc = WaveCluster(grid_size=40, p=10, bounds=(0, 1)).fit(X)
+    >>> wc.n_clusters_, wc.W_.shape, wc.labels_.shape
+    (3, (20, 20), (31200,))
     """
 
-    def __init__(self, grid_size, p, bounds, connectivity=8):
+    _parameters = dict(grid_size=_GridSize(), p=Real(0.0, 100.0, high_open=True), bounds=BoundsSpec(),
+                       connectivity=_Connectivity())
+
+    def __init__(self, *, grid_size: int, p: float, bounds, connectivity: int = 8):
         self.grid_size = grid_size
         self.p = p
         self.bounds = bounds
         self.connectivity = connectivity
 
-    def fit(self, X):
-        self.grid_size = _check_grid_size(self.grid_size)
-        self.p = _check_p(self.p)
-        _check_connectivity(self.connectivity)
-        X = check_data(X)
-        low, high = check_bounds(self.bounds, X.shape[1])
-        self.counts_ = quantize(X, (low, high), self.grid_size)
-        self.W_ = haar_approx(self.counts_, integer_valued=True)
+    def _fit(self, X, p):
+        d = X.shape[1]
+        low, high = check_bounds(p.bounds, d)
+        self.bounds_ = (low, high)
+        _check_cells(p.grid_size, d)
+        idx = _cell_index(X, low, high, p.grid_size)  # one pass over the points for M and the labels
+        self.counts_ = _counts(idx, p.grid_size, d)
+        self.W_ = _haar(self.counts_, True)
         self.n_zero_ = int((self.W_ <= 0).sum())
-        mask, self.k_, self.threshold_ = significant_mask(self.W_, self.p)
-        return self._finish(X, mask, low, high)
+        mask, self.k_, self.threshold_ = _significant(self.W_, p.p)
+        self.significant_ = mask
+        self.n_significant_ = int(mask.sum())
+        self.grid_labels_, self.n_clusters_ = _label(mask, p.connectivity)
+        idx //= 2
+        self.labels_ = self.grid_labels_[tuple(idx.T)]
 
 
-class PrivateWaveCluster(_WaveClusterBase):
-    """Differentially private WaveCluster: Baseline, PrivQT, PrivTHR or PrivTHR_EM (Algs. 1–4, spec §2).
+class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
+    """Differentially private WaveCluster: Baseline, PrivQT, PrivTHR or PrivTHR_EM (Chen et al., Algs. 1–4).
+
+    ε-DP under add/remove-one neighbours. The release is the labelled grid (``grid_labels_``) and the noisy
+    quantities listed below; :meth:`predict` labels any point from it.
 
     Parameters
     ----------
-    method : {"baseline", "qt", "thr", "thr_em"}
     epsilon : float
-        Total budget; ``ledger_.epsilon == epsilon`` exactly.
-    grid_size, p, bounds, connectivity : as in :class:`WaveCluster` (public).
+        Total budget; ``ledger_.epsilon == epsilon``.
+    method : {"baseline", "qt", "thr", "thr_em"}
+        Baseline (Alg. 1, AG synthetic data), PrivQT (Alg. 2), PrivTHR (Alg. 3) or PrivTHR_EM (Alg. 4).
+    grid_size : int
+        g, cells per dimension of M (even, public); ``g^d`` at most :data:`MAX_CELLS`.
+    p : float
+        Density threshold in percent, in [0, 100) (public).
+    bounds : (low, high) or array of (low, high) rows
+        The public domain (required: reading it off the data would leak the extremes). Points outside are
+        clipped into the border cells.
+    connectivity : {4, 8}, default 8
     alpha : float, optional
-        Share of epsilon for the noisy count matrix (ε1 = αε); the rest (ε2) goes to |Z|' (PrivTHR, default 0.9)
-        or to the EM threshold (PrivTHR_EM, default 0.7) — the paper's splits (§7 and §4.4). Ignored otherwise.
-    upper : float, optional (PrivTHR_EM)
-        Public upper bound of the threshold domain (0, upper] (spec §2.5, §6.2 item 14); W values above it are
-        capped. Default: ``n_public / 2^(d/2)``, the largest W value a dataset of ``n_public`` points can have
-        (all points in one block). PrivTHR_EM needs ``upper`` or ``n_public``: a bound computed from
-        ``len(X)`` would move with the data (one added record widens the domain), which breaks ε-DP exactly
-        like the paper's ``(0, max W]`` — so there is no such fallback, and ``fit`` raises ``ValueError``.
-    n_public : int, optional
-        Public dataset size N. Baseline: sizes the AG grids; None falls back to ``len(X)``, treated as public as
-        in the paper's Baseline, Qardaji et al. and DPComp (documented assumption, no budget spent).
-        PrivTHR_EM: gives the default ``upper``. Ignored by PrivQT and PrivTHR.
-    random_state : None, int or Generator.
+        Share of the (remaining) epsilon for the noisy count matrix (ε1 = αε); the rest (ε2) goes to |Z|'
+        (PrivTHR, default 0.9) or to the EM threshold (PrivTHR_EM, default 0.7) — the paper's splits (§7 and
+        §4.4). Ignored by the Baseline and PrivQT.
+    upper : float, optional
+        PrivTHR_EM: public upper end of the threshold domain (0, upper]; W values above it are capped. Default:
+        ``N / 2^(d/2)``, the largest W value a dataset of N points can have, with N from ``n_public`` or a noisy
+        count. (The paper's ``(0, max W]`` moves with the data and is not ε-DP.) Ignored by the other methods.
+    {n_public}
+        Used by the Baseline (AG's grid sizes) and by PrivTHR_EM when ``upper`` is None; the other methods
+        need no N and spend nothing on it.
+    {n_share}
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger: a fit it cannot afford raises ``BudgetExceededError`` before reading X.
 
     Attributes
     ----------
-    noisy_counts_ (M', the Laplace-perturbed counts; for the baseline, the counts of the synthetic data),
-    noisy_W_ (W'), k_prime_ (the paper's private k': ceil((1-p)|L'|) for baseline/qt, ceil((1-p)|L''|) for thr,
-    the sampled rank i* for thr_em), threshold_ (d'), n_significant_ (cells with W' >= d', W' > 0),
-    noisy_zero_count_ (|Z|', thr), removed_ (r = round(|Z|'/2) clamped, thr), synthetic_X_ (baseline),
-    upper_ (thr_em), n_public_ (``n_public`` as given; for the baseline, the N its AG used),
-    significant_, grid_labels_, n_clusters_, labels_, ledger_, epsilon1_, epsilon2_.
-    Every attribute is a function of the public inputs and the noisy releases; no exact statistic of X (exact
-    counts, true W, true k) is stored. ``labels_`` applies the released grid to the private points.
+    noisy_counts_ : ndarray, shape (g,)*d
+        M' (Laplace-perturbed counts; for the Baseline, the counts of the synthetic data).
+    noisy_W_ : ndarray, shape (g/2,)*d
+        W', the Haar approximation of M'.
+    k_prime_ : int
+        The private k': ``ceil((1-p)|L'|)`` (Baseline, PrivQT), ``ceil((1-p)|L''|)`` (PrivTHR), the sampled
+        rank i* (PrivTHR_EM).
+    threshold_ : float
+        d', the density threshold applied to W'.
+    significant_, n_significant_, grid_labels_, n_clusters_
+        The released labelled grid (cells with W' >= d' and W' > 0, their connected components).
+    noisy_zero_count_ : float
+        |Z|' (PrivTHR only).
+    removed_ : int
+        r = round(|Z|'/2) clamped to [0, |L'|] (PrivTHR only).
+    synthetic_X_ : ndarray, shape (n_synthetic, 2)
+        The AG synthetic data (Baseline only); its size is noisy.
+    upper_ : float
+        The upper end of the EM's domain (PrivTHR_EM only).
+    n_estimate_ : float
+        The N used (``n_public``, or the noisy count) — Baseline, and PrivTHR_EM without ``upper``.
+    epsilon_n_, epsilon1_, epsilon2_ : float
+        ε spent on N, on the counts (M' or AG), and on |Z|' or the EM (0 otherwise).
+    ledger_ : PrivacyLedger
+    bounds_, n_features_in_
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_ds2_like
+    >>> X, _ = make_ds2_like(31_200, random_state=0)
+    >>> est = PrivateWaveCluster(1.0, method="thr", grid_size=40, p=10, bounds=(0, 1), random_state=0).fit(X)
+    >>> est.ledger_.epsilon, est.grid_labels_.shape, est.predict(X[:5]).shape
+    (1.0, (20, 20), (5,))
+    >>> hasattr(est, "labels_")          # no per-record output of the private training data
+    False
     """
 
-    def __init__(self, method, epsilon, grid_size, p, bounds, random_state=None, *, connectivity=8, alpha=None,
-                 upper=None, n_public=None):
-        self.method = method
+    __doc__ = __doc__.replace("{n_public}", N_PUBLIC_DOC).replace("{n_share}", N_SHARE_DOC)
+
+    _parameters = dict(
+        epsilon=Epsilon(), method=Options(*METHODS), grid_size=_GridSize(), p=Real(0.0, 100.0, high_open=True),
+        bounds=BoundsSpec(), connectivity=_Connectivity(),
+        alpha=NoneOr(Real(0.0, 1.0, low_open=True, high_open=True)), upper=NoneOr(Real(0.0, low_open=True)),
+        n_public=NoneOr(Int(1, MAX_ALLOCATION)), n_share=Real(0.0, 0.5, low_open=True),
+        random_state=RandomState(), ledger=Ledger())
+
+    def __init__(self, epsilon: float, *, method: str, grid_size: int, p: float, bounds, connectivity: int = 8,
+                 alpha: float | None = None, upper: float | None = None, n_public: int | None = None,
+                 n_share: float = 0.05, random_state=None, ledger=None):
         self.epsilon = epsilon
+        self.method = method
         self.grid_size = grid_size
         self.p = p
         self.bounds = bounds
-        self.random_state = random_state
         self.connectivity = connectivity
         self.alpha = alpha
         self.upper = upper
         self.n_public = n_public
+        self.n_share = n_share
+        self.random_state = random_state
+        self.ledger = ledger
 
-    def _validate(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        eps = check_epsilon(self.epsilon)
-        g = _check_grid_size(self.grid_size)
-        p = _check_p(self.p)
-        _check_connectivity(self.connectivity)
-        alpha = self.alpha if self.alpha is not None else DEFAULT_ALPHA.get(self.method)
-        if self.method in DEFAULT_ALPHA:
-            if isinstance(alpha, bool) or not isinstance(alpha, (float, int, np.floating)) or not (0 < alpha < 1):
-                raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-        if self.n_public is not None:
-            check_positive_int(self.n_public, "n_public")
-        if self.upper is not None:
-            u = self.upper
-            if (isinstance(u, bool) or not isinstance(u, (int, float, np.integer, np.floating))
-                    or not np.isfinite(u) or u <= 0):
-                raise ValueError(f"upper must be a finite positive public bound, got {u!r}")
-        elif self.method == "thr_em" and self.n_public is None:
-            raise ValueError("upper: PrivTHR_EM needs a public upper bound of the threshold domain; pass upper= "
-                             "or n_public= (upper = n_public / 2^(d/2)). A bound read off len(X) or max W "
-                             "would move with the data and break epsilon-DP (spec §2.5)")
-        return eps, g, p, alpha
-
-    def fit(self, X):
-        eps, g, p, alpha = self._validate()
-        self.grid_size, self.p = g, p
-        X = check_data(X)
+    def _fit(self, X, p, ledger, rng):
         d = X.shape[1]
-        low, high = check_bounds(self.bounds, d)
-        rng = check_rng(self.random_state)
-        led = PrivacyLedger(budget_epsilon=eps)
-        self.ledger_ = led
-        self.n_public_ = None if self.n_public is None else int(self.n_public)
-        if self.method == "baseline":
-            # AG sizes its grids from N, which the paper's Baseline (via AG/DPComp) treats as public
-            n_pub = X.shape[0] if self.n_public is None else int(self.n_public)
-            self.n_public_ = n_pub
-            self.epsilon1_, self.epsilon2_ = eps, 0.0
-            self.synthetic_X_ = adaptive_grid_synthetic(X, (low, high), eps, rng, n_public=n_pub, ledger=led)
-            if self.synthetic_X_.shape[0]:
-                self.noisy_counts_ = quantize(self.synthetic_X_, (low, high), g)
-            else:
-                self.noisy_counts_ = np.zeros((g,) * d)
-            self.noisy_W_ = haar_approx(self.noisy_counts_, integer_valued=True)
-            mask, self.k_prime_, self.threshold_ = significant_mask(self.noisy_W_, p)
-            return self._finish(X, mask, low, high)
+        low, high = p.bounds
+        g, eps = p.grid_size, p.epsilon
+        _check_cells(g, d)
+        if p.method == "baseline":
+            if d != 2:
+                raise ValueError(f"X must have 2 features for the Baseline (AG is 2-D only), got {d}")
+            N, e_n = self._estimate_n(X, p, p.n_share * eps, rng, ledger)
+            self.n_estimate_, self.epsilon_n_ = float(N), e_n
+            self.epsilon1_, self.epsilon2_ = eps - e_n, 0.0
+            self.synthetic_X_ = _ag_synthetic(X, low, high, eps - e_n, N, rng, ledger)
+            self.noisy_counts_ = _quantize(self.synthetic_X_, low, high, g)
+            self.noisy_W_ = _haar(self.noisy_counts_, True)
+            mask, self.k_prime_, self.threshold_ = _significant(self.noisy_W_, p.p)
+            return self._finish(mask, p)
 
-        e1 = eps if self.method == "qt" else alpha * eps
-        # ε2 as the remainder so that ε1 + ε2 == ε holds exactly in floating point
-        e2 = eps - e1
-        self.epsilon1_, self.epsilon2_ = e1, e2
-        M = quantize(X, (low, high), g)
-        # Laplace noise on EVERY cell of the public grid (one vectorised release, L1 sensitivity 1)
-        self.noisy_counts_ = laplace_mechanism(M, 1.0, e1, rng, ledger=led, name="noisy count matrix M'")
-        self.noisy_W_ = haar_approx(self.noisy_counts_, integer_valued=False)
-        Wn = self.noisy_W_
+        e_n, rest = 0.0, eps
+        upper = p.upper
+        if p.method == "thr_em" and upper is None:
+            # the threshold domain (0, N / 2^(d/2)] must not move with the data: N public or a noisy count
+            N, e_n = self._estimate_n(X, p, p.n_share * eps, rng, ledger)
+            self.n_estimate_ = float(N)
+            rest = eps - e_n
+            upper = N / 2.0 ** (d / 2.0)
+        alpha = p.alpha if p.alpha is not None else DEFAULT_ALPHA.get(p.method)
+        e1 = rest if p.method == "qt" else alpha * rest
+        e2 = rest - e1  # the remainder, so that the parts add up to epsilon
+        self.epsilon_n_, self.epsilon1_, self.epsilon2_ = e_n, e1, e2
+        M = _quantize(X, low, high, g)
+        # Laplace noise on EVERY cell of the public grid (one release, L1 sensitivity 1, one cell per record)
+        self.noisy_counts_ = laplace_mechanism(M, 1.0, e1, rng, l0_sensitivity=1, ledger=ledger,
+                                               name="noisy count matrix M'")
+        self.noisy_W_ = Wn = _haar(self.noisy_counts_, False)
         Lp = np.sort(Wn[Wn > 0])[::-1]  # L' descending
-        if self.method == "qt":
-            kp = _k_of(Lp.size, p)
+        if p.method == "qt":
+            kp = _k_of(Lp.size, p.p)
             dth = float(Lp[kp - 1]) if kp > 0 else np.inf
-        elif self.method == "thr":
-            W = haar_approx(M, integer_valued=True)
-            n_zero = float((W <= 0).sum())
-            self.noisy_zero_count_ = laplace_mechanism(n_zero, 1.0, e2, rng, ledger=led,
+        elif p.method == "thr":
+            n_zero = float((_haar(M, True) <= 0).sum())
+            self.noisy_zero_count_ = laplace_mechanism(n_zero, 1.0, e2, rng, ledger=ledger,
                                                        name="noisy |Z| (non-positive cells of W)")
             r = int(np.clip(np.rint(self.noisy_zero_count_ / 2.0), 0, Lp.size))
             self.removed_ = r
-            kp = _k_of(Lp.size - r, p)  # L'' = L' minus its r smallest values
+            kp = _k_of(Lp.size - r, p.p)  # L'' = L' minus its r smallest values
             dth = float(Lp[kp - 1]) if kp > 0 else np.inf
-        else:  # thr_em
-            W = haar_approx(M, integer_valued=True)
-            # public only: an explicit upper, or the largest W value of a dataset of n_public points
-            upper = self.upper if self.upper is not None else self.n_public_ / 2.0 ** (d / 2.0)
+        else:  # thr_em: the threshold comes from the TRUE W through the exponential mechanism
             self.upper_ = float(upper)
-            dth, kp = em_threshold(W, p, e2, self.upper_, rng, ledger=led, name="EM density threshold d'")
+            dth, kp = _em_threshold(_haar(M, True), p.p, e2, self.upper_, rng, None, ledger,
+                                    "EM density threshold d'")
             dth, kp = float(dth), int(kp)
         self.k_prime_, self.threshold_ = int(kp), dth
-        mask = (Wn >= dth) & (Wn > 0)
-        return self._finish(X, mask, low, high)
+        return self._finish((Wn >= dth) & (Wn > 0), p)
+
+    def _finish(self, mask, p):
+        self.significant_ = mask
+        self.n_significant_ = int(mask.sum())
+        self.grid_labels_, self.n_clusters_ = _label(mask, p.connectivity)
+        return self

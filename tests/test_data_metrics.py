@@ -186,3 +186,108 @@ def test_metrics_bad_input():
         wcss(np.array([[np.nan, 0.0]]), np.zeros((1, 2)))
     with pytest.raises(ValueError, match="centers"):
         nicv(np.zeros((4, 2)), np.array([[np.inf, 0.0]]))
+
+
+# ------------------------------------------------------------------ issue 10/11: validation, kernels, ground floor
+def test_metrics_never_return_nan_on_nan_input():
+    from dpclust_core.metrics import dsg_c, k_relative_error, ocm, rand_index, two_ce
+
+    X = np.zeros((5, 2))
+    bad = X.copy()
+    bad[2, 1] = np.nan
+    for fn in (nicv, wcss, assign, squared_distances):
+        with pytest.raises(ValueError, match="X"):
+            fn(bad, X[:2])
+        with pytest.raises(ValueError, match="centers"):
+            fn(X, bad[1:3])
+        with pytest.raises(ValueError, match="centers"):
+            fn(X, np.zeros(2))  # 1-D centres: a shape error naming the argument, not a numpy message
+    lab = np.array([0.0, 1.0, np.nan])
+    for fn in (ocm, rand_index, two_ce):
+        with pytest.raises(ValueError, match="pred_t"):
+            fn(lab, np.zeros(3))
+        with pytest.raises(ValueError, match="pred_p"):
+            fn(np.zeros(3), np.array(["a", "b", "c"]))
+    with pytest.raises(ValueError, match="private_grid_labels"):
+        dsg_c(np.zeros((2, 2)), np.full((2, 2), np.nan))
+    with pytest.raises(ValueError, match="true_grid_labels"):  # DSG_C is undefined without true clusters
+        dsg_c(np.full((2, 2), -1), np.zeros((2, 2)))
+    assert dsg_c(np.full((2, 2), -1), np.full((2, 2), -1)) == 0.0
+    with pytest.raises(ValueError, match="k_prime"):
+        k_relative_error(np.array([np.nan]), 10)
+    with pytest.raises(ValueError, match="k must"):
+        k_relative_error(5, 0)
+
+
+def test_metrics_use_the_chunked_kernels(monkeypatch):
+    # a small block size forces many blocks: the answers must not change, and no n x k x d array is built
+    from dpclust_core import _kernels
+
+    rng = np.random.default_rng(1)
+    X, C = rng.normal(size=(5000, 3)), rng.normal(size=(9, 3))
+    ref = (nicv(X, C), wcss(X, C), assign(X, C), squared_distances(X, C))
+    monkeypatch.setattr(_kernels, "_BLOCK_ELEMS", 64)
+    assert nicv(X, C) == pytest.approx(ref[0], rel=1e-12)
+    assert wcss(X, C) == pytest.approx(ref[1], rel=1e-12)
+    assert np.array_equal(assign(X, C), ref[2])
+    np.testing.assert_allclose(squared_distances(X, C), ref[3], rtol=1e-12, atol=1e-12)
+
+
+def test_metrics_is_the_ground_floor():
+    import ast
+    import pathlib
+
+    import dpclust_core.metrics as m
+
+    tree = ast.parse(pathlib.Path(m.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    assert imported <= {"__future__", "numpy", "scipy.optimize", None, "_kernels", "_validation"}, imported
+
+
+def test_scaling_validates_once_and_uses_the_kernel():
+    from dpclust_core import _kernels
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-3, 3, size=(200, 2))
+    low, high = np.array([-1.0, 0.0]), np.array([2.0, 5.0])
+    np.testing.assert_array_equal(scale_to_domain(X, (low, high), r=2.0), _kernels.scale_into(X, low, high, 2.0))
+    Z = scale_to_domain(X, (low, high))
+    np.testing.assert_array_equal(unscale_from_domain(Z, (low, high)), _kernels.unscale_from(Z, low, high))
+    for bad in ("1", True, np.nan, 0.0):
+        with pytest.raises(ValueError, match="r"):
+            scale_to_domain(X, (low, high), r=bad)
+    with pytest.raises(ValueError, match="r=.*too large"):  # an overflowing scale is refused, never inf/NaN
+        scale_to_domain(X, (0.0, 1e-300), r=1e300)
+    with pytest.raises(ValueError, match="Z"):
+        unscale_from_domain(np.array([[1e300, 0.0]]), (0.0, 1e10))
+    with pytest.raises(ValueError, match="return_n_clipped"):
+        scale_to_domain(X, (low, high), return_n_clipped="yes")
+
+
+@pytest.mark.parametrize("name", ["make_blobs_ratio", "make_s1_like", "make_tiger_like", "make_gowalla_like",
+                                  "make_image_like", "make_adult_num_like", "make_lifesci_like", "make_ds1_like",
+                                  "make_ds2_like", "make_ds3_like"])
+def test_generators_take_random_state_and_refuse_bad_seeds(name):
+    import dpclust_core.data as data
+
+    fn = getattr(data, name)
+    n = 800
+    a = fn(n, random_state=5)
+    b = fn(n, random_state=np.random.default_rng(5))
+    np.testing.assert_array_equal(a[0], b[0])  # an int seed and a Generator seeded alike give the same data
+    for bad in (True, -1, 1.5, "seed", np.random.RandomState(0)):
+        with pytest.raises(ValueError, match="random_state"):
+            fn(n, random_state=bad)
+    with pytest.raises(ValueError, match="n_samples"):
+        fn(2**40, random_state=0)  # above the public allocation cap: refused before allocating
+
+
+def test_make_blobs_ratio_caps_and_types():
+    with pytest.raises(ValueError, match="n_clusters"):
+        make_blobs_ratio(10**6, 10**5, random_state=0)  # the rejection placement is quadratic in k
+    for bad in ("0.2", True, np.nan):
+        with pytest.raises(ValueError, match="separation"):
+            make_blobs_ratio(50, 2, separation=bad)
+    with pytest.raises(ValueError, match="return_centers"):
+        make_blobs_ratio(50, 2, return_centers="yes")

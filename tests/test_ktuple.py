@@ -2,26 +2,31 @@
 
 Statistical checks use FIXED seeds (deterministic); where a rate is stated it is the false-alarm rate the
 check would have under a fresh seed. The privacy tests check the sensitivity of the statistics the noise is
-calibrated to (exactly, on random and adversarial neighbours), the ledger totals (exactly), the release
-format (canonical order, never an input point), and audit the status bit with the Ding et al. auditor,
-with a negative control showing the same audit rejects an under-claimed epsilon.
+calibrated to (exactly, on random and adversarial neighbours), the ledger totals (exactly), that every noisy
+release goes through dpclust_core.mechanisms with the calibrated sensitivity and budget (spies on the
+mechanisms), the release format (canonical order, never an input point), and audit the status bit with the
+Ding et al. auditor, with a negative control showing the same audit rejects an under-claimed epsilon.
 """
+import inspect
 import math
+import pathlib
+import time
+import tracemalloc
 
 import numpy as np
 import pytest
 
-from dpclust_core import PrivacyLedger
+from dpclust_core import PrivacyLedger, ktuple
+from dpclust_core._kernels import wcss
+from dpclust_core.accounting import (advanced_composition, advanced_composition_inverse, dp_to_zcdp, gaussian_zcdp,
+                                     group_privacy, subsample_wor, subsample_wor_inverse, zcdp_to_dp)
 from dpclust_core.audit import audit
-from dpclust_core.ktuple import (PrivatekAverages, PrivatekNoisyCenters, PrivateKMeansEasy, advanced_composition,
-                                 advanced_composition_inverse, canonical_order, close_tuple_counts,
-                                 good_centers, good_centers_params, good_centers_status_samples, group_privacy,
+from dpclust_core.ktuple import (PrivatekAverages, PrivatekNoisyCenters, PrivateKMeansEasy, canonical_order,
+                                 close_tuple_counts, good_centers, good_centers_params, good_centers_status_samples,
                                  interior_point_quality, kmeans_tuples, match_centers, min_tuples_kaverages,
-                                 min_tuples_noisy_centers, noisy_centers_min_gamma, partitioned_by,
-                                 private_average, private_average_1d, private_bounding_segment,
-                                 private_interior_point, private_kaverages_params, simulate_tuples,
-                                 subsample_wor, subsample_wor_inverse, zcdp_to_dp, dp_to_zcdp, gaussian_zcdp)
-from dpclust_core.metrics import wcss
+                                 min_tuples_noisy_centers, min_valid_tuples, noisy_centers_min_gamma,
+                                 partitioned_by, private_average, private_average_1d, private_bounding_segment,
+                                 private_interior_point, private_kaverages_params, simulate_tuples)
 
 
 def paper_centers(k, d, R=20.0):
@@ -58,6 +63,54 @@ def test_accounting_helpers_exact_values():
     assert dp_to_zcdp(2.0) == 2.0 and gaussian_zcdp(2.0, 4.0) == 0.125
 
 
+def test_ledger_composition_rules_used_by_the_k_tuple_algorithms():
+    # the mechanisms record the raw releases; a rule group charges them by subsampling, advanced composition or
+    # group privacy (dpclust_core.accounting), and a capped ledger refuses before spending
+    from dpclust_core.accounting import BudgetExceededError
+    from dpclust_core.mechanisms import laplace_mechanism
+    led = PrivacyLedger(budget_epsilon=1.0, budget_delta=1e-5)
+    e2 = subsample_wor_inverse(0.5, 5, 1000)
+    with led.subsampled("sample of 5 of 1000", 5, 1000):
+        laplace_mechanism(3.0, 1.0, e2, 0, ledger=led)
+    assert led.total() == pytest.approx((0.5, 0.0), rel=1e-12) and led.entries[0].epsilon == e2 > 4
+    with pytest.raises(BudgetExceededError):
+        with led.subsampled("too much", 5, 1000):
+            laplace_mechanism(3.0, 1.0, 2 * e2, 0, ledger=led)
+    assert led.total() == pytest.approx((0.5, 0.0), rel=1e-12)
+    e0 = advanced_composition_inverse(0.25, 50, 1e-6)
+    with led.advanced("50 releases", 1e-6):
+        for i in range(50):
+            with led.group(f"release {i}"):
+                laplace_mechanism(1.0, 1.0, e0 / 2, 0, ledger=led)
+                laplace_mechanism(1.0, 1.0, e0 / 2, 0, ledger=led)
+    assert led.total() == pytest.approx((0.75, 1e-6), rel=1e-12) and 50 * e0 > 0.25
+    g = PrivacyLedger()
+    with g.group_privacy("g = 10", 10):
+        with g.parallel("disjoint") as par:
+            for _ in range(3):
+                with par.partition():
+                    g.record("x", 0.01, 1e-9)
+    assert g.total() == pytest.approx(group_privacy(0.01, 1e-9, 10), rel=1e-12)
+    copy = PrivacyLedger()
+    copy.extend(g, group="copied")  # the rule survives a copy
+    assert copy.total() == pytest.approx(g.total(), rel=1e-12)
+
+
+def test_chunk_kmeans_chunks_are_independent_of_batching():
+    # each chunk draws its own random numbers up front: its result does not depend on the other chunks (nor on
+    # the batch size, which depends on the largest chunk); n_init keeps the lowest-inertia run per chunk
+    from dpclust_core import _kernels
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 2)) + rng.choice([-4.0, 4.0], size=(3000, 1))
+    chunk = rng.integers(0, 30, 3000)
+    a, _ = _kernels.chunk_kmeans(X, chunk, 30, 2, np.random.default_rng(1), n_iter=10, n_init=2)
+    big = np.vstack([X, rng.normal(size=(5000, 2))])  # a huge chunk 29: a different padding and batch size
+    b, _ = _kernels.chunk_kmeans(big, np.concatenate([chunk, np.full(5000, 29)]), 30, 2, np.random.default_rng(1),
+                                 n_iter=10, n_init=2)
+    np.testing.assert_array_equal(a[:29], b[:29])
+    assert not np.array_equal(a[29], b[29])
+
+
 @pytest.mark.parametrize("eps,k", [(0.5, 8), (4.0, 2), (20.0, 2), (50.0, 3)])
 def test_advanced_composition_never_overspends(eps, k):
     # review fix: the simplified term 2 k eps0^2 under-states DRV10's k eps0 (e^eps0 - 1) once eps0 > 1.256, so
@@ -86,7 +139,20 @@ def test_noisy_centers_gamma_matches_spec_reference():
     for (k, d), g in ref.items():
         got = noisy_centers_min_gamma(k, d, 1.0, 1e-6, 0.05, gaussian_method="classic")
         assert got == pytest.approx(g, rel=0.06)
-        assert noisy_centers_min_gamma(k, d, 1.0, 1e-6, 0.05) < got  # analytic calibration needs less
+        analytic = noisy_centers_min_gamma(k, d, 1.0, 1e-6, 0.05, gaussian_method="analytic")
+        assert analytic < got  # the analytic calibration needs less
+        # the default is calibrated to the noise the estimator really adds: the discrete Gaussian (a few % more
+        # noise than the analytic continuous one) and the grid of the discrete Laplace: a slightly larger gamma
+        assert analytic < noisy_centers_min_gamma(k, d, 1.0, 1e-6, 0.05) < 1.12 * analytic
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.01, 1e-3])
+def test_noisy_centers_min_gamma_no_overflow_at_realistic_epsilon(eps):
+    # fuzz finding: exp(b L) overflowed (OverflowError) already at eps = 0.1; the search now runs in log space
+    g = noisy_centers_min_gamma(2, 2, eps, 1e-6)
+    assert math.isfinite(g) and g > noisy_centers_min_gamma(2, 2, 1.0, 1e-6)
+    with pytest.raises(ValueError, match="epsilon"):
+        noisy_centers_min_gamma(2, 2, 1e-300, 1e-6)
 
 
 # ------------------------------------------------------------------ interior point and averages
@@ -307,7 +373,8 @@ def test_kaverages_group_size_and_parameters():
     p = private_kaverages_params(10**4, 3, 1.0, 1e-6, 0.05)
     assert p["g"] == 2 * (p["ell"] + 1) * 3
     assert p["eps_hat"] * p["g"] == pytest.approx(0.5, rel=1e-12)
-    assert group_privacy(p["eps_hat"], p["delta_hat"], p["g"])[1] <= 1e-6 / 2
+    # delta_hat is exactly what group privacy over g points turns into delta/2 (the ledger totals delta)
+    assert group_privacy(p["eps_hat"], p["delta_hat"], p["g"])[1] == pytest.approx(1e-6 / 2, rel=1e-12)
     assert min_tuples_kaverages(3, 1.0, 1e-6) >= 2 * private_kaverages_params(
         min_tuples_kaverages(3, 1.0, 1e-6), 3, 1.0, 1e-6)["ell"] + 2
 
@@ -332,14 +399,12 @@ def test_too_few_tuples_or_points_raise_before_data():
         PrivatekNoisyCenters(2, 1.0, 1e-6).fit(Poison((100, 2, 2)))
     with pytest.raises(ValueError, match="n_tuples"):
         PrivatekAverages(2, 1.0, 1e-6, radius=10.0).fit(Poison((100, 2, 2)))
-    with pytest.raises(ValueError, match="n_samples"):
-        PrivateKMeansEasy(2, 1.0, 1e-6, bounds=(-1, 1)).fit(Poison((1000, 2)))
     with pytest.raises(ValueError, match="gamma"):
         PrivatekAverages(2, 1.0, 1e-6, radius=10.0, gamma=5.0).fit(Poison((10**5, 2, 2)))
     with pytest.raises(ValueError, match="n_clusters"):
         PrivatekNoisyCenters(3, 1.0, 1e-6).fit(Poison((10**4, 2, 2)))
     # the poison really is poisonous once the checks pass
-    with pytest.raises(RuntimeError):
+    with pytest.raises((RuntimeError, ValueError), match="touched"):
         PrivatekNoisyCenters(2, 1.0, 1e-6).fit(Poison((10**4, 2, 2)))
     with pytest.raises(ValueError, match="NaN"):
         PrivatekNoisyCenters(2, 1.0, 1e-6).fit(np.full((10**4, 2, 2), np.nan))
@@ -471,81 +536,92 @@ def test_kmeans_tuples_one_point_moves_one_tuple():
         assert not np.array_equal(T2[changed], base[changed])
 
 
-class SpyRNG(np.random.Generator):
-    """A Generator that records the scale of every Laplace/Gaussian draw and the values it returned."""
+class MechanismSpy:
+    """Wraps the mechanisms a module imported, recording every call (its arguments and its output)."""
 
-    def __init__(self, seed):
-        super().__init__(np.random.PCG64(seed))
+    def __init__(self, monkeypatch, module, names=("laplace_mechanism", "gaussian_mechanism")):
         self.calls = []
+        for name in names:
+            real = getattr(module, name)
 
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        out = super().laplace(loc, scale, size)
-        self.calls.append(("laplace", scale, np.array(out, dtype=float)))
-        return out
+            def wrapper(*args, _real=real, _name=name, **kwargs):
+                out = _real(*args, **kwargs)
+                self.calls.append((_name, args, kwargs, np.array(out, dtype=float, copy=True)))
+                return out
 
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        out = super().normal(loc, scale, size)
-        self.calls.append(("normal", scale, np.array(out, dtype=float)))
-        return out
+            monkeypatch.setattr(module, name, wrapper)
 
 
 @pytest.mark.parametrize("k,d,eps,gamma", [(2, 3, 4.0, 300.0), (3, 2, 1.0, 3000.0)])
-def test_noisy_centers_noise_calibration_exact(k, d, eps, gamma):
-    # pins every noise scale of Alg. 4.4 to the reconstruction's formulas, computed independently here: the
-    # GoodCenters Laplace scales, b, the one-sided margin b ln(2k/delta) (default delta split) and sigma_i. Dropping
-    # the margin, or using lambda-hat without it, or a wrong b or sigma factor, fails this test.
-    from dpclust_core.mechanisms import gaussian_sigma
+def test_noisy_centers_noise_calibration_exact(k, d, eps, gamma, monkeypatch):
+    # pins every noisy release of Alg. 4.4 to the reconstruction's formulas, computed independently here: the
+    # GoodCenters counts and pass-sum, the log-separations (scale b), the one-sided margin (at least
+    # b ln(2k/delta) for the default delta split, and sized for the exact discrete noise) and sigma_i. Every release
+    # goes through the mechanisms with these sensitivities and budgets; dropping the margin, a wrong b or Delta fails.
     dl = 1e-6
     C = paper_centers(k, d) + np.arange(k)[:, None] * 0.37  # distinct separations D_i
     n = min_tuples_noisy_centers(k, eps, dl) + 3
     T = np.repeat(C[None], n, axis=0)
-    rng = SpyRNG(3)
-    est = PrivatekNoisyCenters(k, eps, dl, gamma=gamma, random_state=rng).fit(T)
+    spy = MechanismSpy(monkeypatch, ktuple)
+    est = PrivatekNoisyCenters(k, eps, dl, gamma=gamma, random_state=3).fit(T)
     assert est.status_
-    (_, s1, _), (_, s2, _), (_, sb, lap), (_, sg, Z) = rng.calls
+    (n1, a1, k1, qhat), (n2, a2, k2, shat), (n3, a3, k3, lam), (n4, a4, k4, out) = spy.calls
     m = good_centers_params(n, eps / 2, dl / 4 / (1 + math.exp(eps)), 0.025)["m"]
-    assert s1 == pytest.approx(m / (eps / 4), rel=1e-12)  # eps1 = (eps/4)/m
-    assert s2 == pytest.approx(1 / math.log1p((n / m) * math.expm1(eps / 4)), rel=1e-12)  # BBG18 inverse
-    b = 4 * k * math.log((gamma + 2) / (gamma - 2)) / eps
-    assert sb == pytest.approx(b, rel=1e-12) and sg == 1.0
+    assert n1 == "laplace_mechanism" and a1[1] == m and a1[2] == pytest.approx(eps / 4, rel=1e-12)
+    assert k1["l0_sensitivity"] == m and np.all(a1[0] == n)  # every candidate partitions all n tuples
+    assert n2 == "laplace_mechanism" and a2[1] == 1.0
+    assert a2[2] == pytest.approx(math.log1p((n / m) * math.expm1(eps / 4)), rel=1e-12)  # BBG18 inverse
     Cs = canonical_order(C)
     D = np.array([min(np.linalg.norm(Cs[i] - Cs[j]) for j in range(k) if j != i) for i in range(k)])
-    sigma = gaussian_sigma(1.0, eps / (4 * k), dl / 2 / k) * 2 * np.exp(np.log(D) + lap + b * math.log(2 * k / dl)) \
-        / (gamma - 2)
-    np.testing.assert_allclose(est.cluster_centers_, canonical_order(Cs + Z * sigma[:, None]), rtol=1e-12)
+    sens_lam = k * math.log((gamma + 2) / (gamma - 2))
+    assert n3 == "laplace_mechanism" and a3[1] == pytest.approx(sens_lam, rel=1e-12)
+    assert a3[2] == pytest.approx(eps / 4, rel=1e-12) and k3["l0_sensitivity"] == k
+    np.testing.assert_allclose(a3[0], np.log(D), rtol=1e-12)
+    assert n4 == "gaussian_mechanism" and k4["rows"] == "sequential" and k4["l0_sensitivity"] == d
+    assert a4[2] == pytest.approx(eps / (4 * k), rel=1e-12) and a4[3] == pytest.approx(dl / 2 / k, rel=1e-12)
+    b = sens_lam / (eps / 4)
+    nominal = 2 * np.exp(lam + b * math.log(2 * k / dl)) / (gamma - 2)
+    Delta = np.asarray(a4[1])
+    assert np.all(Delta >= nominal) and np.all(Delta <= nominal * math.exp(b * 0.01 + 1e-3))
+    np.testing.assert_array_equal(a4[0], Cs)
+    np.testing.assert_array_equal(est.cluster_centers_, canonical_order(out))
+    assert est.ledger_.total() == pytest.approx((eps, dl), rel=1e-12)
 
 
-def test_kmeans_easy_lloyd_step_calibration_exact():
+def test_kmeans_easy_lloyd_step_calibration_exact(monkeypatch):
     # the Lloyd step's releases, recomputed independently: noisy sums of the box-centred clipped points (Gaussian,
     # add/remove L2 sensitivity = the half-diagonal of the box) and noisy counts (Laplace, sensitivity 1), with the
-    # budget split (tuple_fraction, count_fraction); parallel over the clusters
-    from dpclust_core.mechanisms import gaussian_sigma
+    # budget split (tuple_fraction, count_fraction)
     rng0 = np.random.default_rng(60)
     C = np.array([[-6.0, -4.0], [5.0, -3.0], [0.0, 6.0]])
     X = C[rng0.integers(0, 3, 200_000)] + rng0.normal(size=(200_000, 2)) * 0.01
     X[:5] = 50.0  # outside the bounds: clipped
     eps, dl, tf, cf = 4.0, 1e-6, 0.5, 0.25
-    rng = SpyRNG(0)
-    est = PrivateKMeansEasy(3, eps, dl, bounds=(-10, 12), random_state=rng).fit(X)
+    spy = MechanismSpy(monkeypatch, ktuple)
+    est = PrivateKMeansEasy(3, eps, dl, bounds=(-10, 12), random_state=0).fit(X)
     assert est.status_
-    (_, s_sum, Zs), (_, s_cnt, Lc) = [c for c in rng.calls]
+    (nc, ac, kc, noisy_counts), (ns, as_, ks, noisy_sums) = spy.calls[-2:]
     half_diag = math.sqrt(2) * 11.0
-    assert s_sum == pytest.approx(gaussian_sigma(half_diag, eps * (1 - tf) * (1 - cf), dl * (1 - tf)), rel=1e-12)
-    assert s_cnt == pytest.approx(1 / (eps * (1 - tf) * cf), rel=1e-12)
+    assert nc == "laplace_mechanism" and ac[1] == 1.0 and kc["l0_sensitivity"] == 1
+    assert ac[2] == pytest.approx(eps * (1 - tf) * cf, rel=1e-12)
+    assert ns == "gaussian_mechanism" and as_[1] == pytest.approx(half_diag, rel=1e-12) and ks["l0_sensitivity"] == 2
+    assert as_[2] == pytest.approx(eps * (1 - tf) * (1 - cf), rel=1e-12) and as_[3] == pytest.approx(dl * (1 - tf))
     Xc = np.clip(X, -10, 12)
     lab = np.argmin(((Xc[:, None] - est.tuple_centers_[None]) ** 2).sum(axis=2), axis=1)
     sums = np.stack([(Xc[lab == i] - 1.0).sum(axis=0) for i in range(3)])
     counts = np.bincount(lab, minlength=3)
-    expect = np.clip(1.0 + (sums + Zs) / np.maximum(counts + Lc, 1.0)[:, None], -10, 12)
-    np.testing.assert_allclose(est.cluster_centers_, expect, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(as_[0], sums, rtol=1e-9, atol=1e-6)
+    np.testing.assert_array_equal(ac[0], counts)
+    expect = np.clip(1.0 + noisy_sums / np.maximum(noisy_counts, 1.0)[:, None], -10, 12)
+    np.testing.assert_allclose(est.cluster_centers_, expect, rtol=1e-12, atol=1e-12)
     assert est.ledger_.total() == pytest.approx((eps, dl), rel=1e-12)
 
 
 @pytest.mark.parametrize("make", [
     lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, center=[0.0, 0.0, 0.0]),  # wrong length for d = 2
-    lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, gaussian_method="exact"),
+    lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, composition="exact"),
     lambda: PrivatekAverages(2, 1.0, 1e-6, radius=10.0, rotate="yes"),
-    lambda: PrivatekNoisyCenters(2, 1.0, 1e-6, gamma=3000.0, gaussian_method="exact"),
+    lambda: PrivatekNoisyCenters(2, 1.0, 1e-6, gamma=3000.0, delta_split=(0.5, 0.5, 0.5)),
     lambda: PrivatekNoisyCenters(1, 1.0, 1e-6, gamma=3000.0),  # k = 1: D_i undefined (was: inf noise)
 ])
 def test_estimator_parameters_checked_before_data(make):
@@ -561,4 +637,114 @@ def test_estimator_parameters_checked_before_data(make):
 def test_kmeans_easy_checks_g_before_data(kwargs):
     # G's preconditions (Γ range, n_tuples >= 2 ell + 2) used to be checked only after k-means++ ran on the chunks
     with pytest.raises(ValueError, match="gamma|n_tuples|tuples is too small"):
-        PrivateKMeansEasy(2, 1.0, 1e-6, bounds=(-1, 1), min_chunk=1, **kwargs).fit(Poison((10**8, 2)))
+        PrivateKMeansEasy(2, 1.0, 1e-6, bounds=(-1, 1), **kwargs).fit(Poison((10**8, 2)))
+
+
+# ------------------------------------------------------------------ issue 10/11: crashes, hangs, private N, memory
+def _small_blobs(n=211, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.clip(rng.choice([-0.5, 0.5], size=(n, 2)) + rng.normal(0, 0.05, size=(n, 2)), -1, 1)
+
+
+@pytest.mark.parametrize("make", [lambda: PrivateKMeansEasy(3, 0.2, 1e-6, bounds=(-1, 1), random_state=0),
+                                  lambda: PrivateKMeansEasy(2, 0.1, 1e-6, bounds=(-1, 1), random_state=0)])
+def test_small_epsilon_fits_without_overflow(make):
+    # fuzz finding: PrivatekNoisyCenters(2, 0.1, 1e-6) raised OverflowError, so these failed at realistic epsilon
+    est = make().fit(_small_blobs())
+    assert est.cluster_centers_.shape[1] == 2 and np.all(np.isfinite(est.cluster_centers_))
+    assert est.ledger_.total() == pytest.approx((est.epsilon, 1e-6), rel=1e-9)
+    assert PrivatekNoisyCenters(2, 0.1, 1e-6).check_params(10**6, 2)["gamma"] < 1e6
+
+
+def test_tuple_count_search_is_bounded():
+    # fuzz finding: the tuple-count search cost 1/epsilon (PrivateKMeansEasy(2, 1e-300, ...) hung)
+    for eps in (1e-300, 1e-30, 1e-12):
+        t0 = time.perf_counter()
+        with pytest.raises(ValueError, match="epsilon"):
+            PrivateKMeansEasy(2, eps, 1e-6, bounds=(-1, 1)).fit(Poison((10**6, 2)))
+        with pytest.raises(ValueError, match="epsilon"):
+            min_tuples_noisy_centers(2, eps, 1e-6)
+        assert time.perf_counter() - t0 < 5.0
+    # good_centers_params finds m by bisection, whatever n
+    assert good_centers_params(2**31, 1e-6, 1e-6, 0.05)["m"] >= 1
+    with pytest.raises(ValueError, match="tuples"):
+        min_valid_tuples(lambda n: 10**12, max_tuples=2**20)
+
+
+def test_kmeans_easy_does_not_use_n():
+    # N is not used: the number of tuples is public, nothing is compared with len(X), and a small data set just
+    # makes the k-tuple test fail (status_ False) with the data-independent fallback; attributes do not follow N
+    fits = [PrivateKMeansEasy(2, 1.0, 1e-6, bounds=(-1, 1), random_state=0).fit(_small_blobs(n, 1)) for n in (211, 212)]
+    for est in fits:
+        assert not est.status_ and est.tuple_centers_ is None
+        assert est.ledger_.total() == pytest.approx((1.0, 1e-6), rel=1e-12)
+    assert fits[0].n_tuples_ == fits[1].n_tuples_ == math.ceil(1.1 * min_tuples_noisy_centers(2, 0.5, 0.5e-6))
+    assert not hasattr(fits[0], "labels_")
+
+
+def test_every_noisy_release_is_recorded_by_a_mechanism(monkeypatch):
+    # issue 11: noise drawn in one function and recorded by hand in another. Every ledger entry of the k-tuple
+    # estimators must now be written by dpclust_core.mechanisms; the only other entries are the analysis terms
+    # (wrapper lemma, event E, budget reserved on a ⊥ output), which draw no noise.
+    writers = []
+    real = PrivacyLedger.record
+
+    def record(self, name, *args, **kwargs):
+        caller = inspect.stack()[1]
+        writers.append((pathlib.Path(caller.filename).name, caller.function, name))
+        return real(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(PrivacyLedger, "record", record)
+    rng = np.random.default_rng(2)
+    C = paper_centers(2, 2)
+    n_nc = min_tuples_noisy_centers(2, 4.0, 1e-6) + 5
+    PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=1).fit(simulate_tuples(C, n_nc, 1e-3, rng))
+    PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=1).fit(rng.normal(0, 20, size=(n_nc, 2, 2)))  # Failure
+    PrivatekAverages(2, 4.0, 1e-6, radius=50.0, r_min=0.01, rotate=False, random_state=1).fit(
+        simulate_tuples(C, 20_000, 0.3, rng))
+    X = C[rng.integers(0, 2, 40_000)] + rng.normal(size=(40_000, 2)) * 0.01
+    PrivateKMeansEasy(2, 4.0, 1e-6, bounds=(-5, 25), random_state=0).fit(X)
+    assert {w[0] for w in writers} == {"mechanisms.py", "ktuple.py"}
+    analysis = [w for w in writers if w[0] == "ktuple.py"]
+    assert all(w[1] == "_analysis_term" for w in analysis)
+    assert all(any(key in w[2] for key in ("wrapper lemma", "event E", "reserved")) for w in analysis)
+    assert sum(w[0] == "mechanisms.py" for w in writers) > 20
+
+
+def test_k_averages_ledger_structure():
+    # the k averages compose in parallel (disjoint clusters) and then by group privacy over g moved points; the
+    # pass-sum is charged through amplification by subsampling. Recompute the total from the raw entries.
+    rng = np.random.default_rng(5)
+    n = 20_000
+    T = simulate_tuples(paper_centers(2, 2), n, 0.3, rng)
+    est = PrivatekAverages(2, 4.0, 1e-6, radius=50.0, r_min=0.01, random_state=1).fit(T)
+    assert est.status_
+    prm = private_kaverages_params(n, 2, 4.0, 1e-6)
+    ent = est.ledger_.entries
+    qhat = [e for e in ent if "q̂" in e.name]
+    shat = [e for e in ent if "ŝ" in e.name]
+    per_cluster = [[e for e in ent if e.name.startswith(f"cluster {i}:")] for i in range(2)]
+    assert len(qhat) == len(shat) == 1 and all(len(c) == 5 for c in per_cluster)  # 2 segments x 2 IPs + Gaussian
+    for c in per_cluster:
+        assert sum(e.epsilon for e in c) == pytest.approx(prm["eps_hat"], rel=1e-12)
+        assert sum(e.delta for e in c) == pytest.approx(prm["delta_hat"], rel=1e-12)
+    eps_g, dl_g = group_privacy(prm["eps_hat"], prm["delta_hat"], prm["g"])  # parallel: max over the clusters
+    eps_s = subsample_wor(shat[0].epsilon, 0.0, prm["m"], n)[0]
+    total = (qhat[0].epsilon + eps_s + eps_g, dl_g + 5e-7)
+    assert est.ledger_.total() == pytest.approx(total, rel=1e-12)
+    assert est.ledger_.total() == pytest.approx((4.0, 1e-6), rel=1e-12)
+    assert sum(e.epsilon for e in ent) > 5.0  # the raw per-release epsilons are not simply added
+
+
+def test_kmeans_easy_predict_memory_is_bounded():
+    # issue 11: predict built an n x k x d temporary (6.8 GB at n = 3e6, k = 16, d = 8); now chunked
+    rng = np.random.default_rng(0)
+    est = PrivateKMeansEasy(16, 1.0, 1e-6, bounds=(-1, 1), n_tuples=3000, random_state=0).fit(
+        rng.uniform(-1, 1, size=(2000, 8)))
+    X = rng.uniform(-1, 1, size=(400_000, 8))
+    tracemalloc.start()
+    labels = est.predict(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert labels.shape == (400_000,)
+    assert peak < 60e6, peak  # the old n x k x d temporary alone was 410 MB here (data: 25.6 MB)

@@ -9,6 +9,7 @@ from scipy import optimize, stats
 
 from dpclust_core.data import make_s1_like
 from dpclust_core.kmeans.lloyd import DPLloyd, lloyd
+from dpclust_core.mechanisms import laplace_grid
 from dpclust_core.metrics import wcss
 from dpclust_core.postprocess import (MCMCPostprocessor, Transcript, consistent_l1, kmeans_best,
                                       l1_consistency_lower_bound, l1_consistency_objective, partition_statistics,
@@ -67,9 +68,14 @@ def test_transcript_from_improved_dplloyd():
     assert tr.count_scale[0] == h["count_scale"] and tr.sum_scale[0] == h["sum_scale"]
     assert tr.count_scale[0] != tr.sum_scale[0]                       # the improved split differs
     np.testing.assert_allclose(tr.to_original(tr.final_centroids), est.cluster_centers_, atol=1e-9)
-    pp = MCMCPostprocessor(2000, random_state=0).fit(tr, n_points=1000)
+    pp = MCMCPostprocessor(2000, n_points=1000, random_state=0).fit(tr)
     assert pp.cluster_centers_.shape == (15, 2)
-    assert np.all(pp.cluster_centers_ > 0)                            # back in original units (around 100)
+    np.testing.assert_allclose(pp.cluster_centers_, tr.to_original(pp.cluster_centers_domain_), atol=1e-9)
+    assert 50 < np.median(pp.cluster_centers_) < 150                  # back in original units (around 100)
+    # a proposal centre s/n with a small noisy count can lie far outside the box; projected onto the box,
+    # every sampled point and so every final centre lies inside it (up to the proposal's spread)
+    pj = MCMCPostprocessor(2000, n_points=1000, project_centroids=True, random_state=0).fit(tr)
+    assert np.all(pj.cluster_centers_ > 45) and np.all(pj.cluster_centers_ < 155)
 
 
 @pytest.mark.parametrize("bad", ["shape_s", "shape_n", "shape_c", "neg_scale", "zero_scale", "nan",
@@ -156,18 +162,20 @@ def test_log_likelihood_is_the_laplace_density_of_the_transcript(lk_run, s1_smal
 def test_zero_noise_dp_kmeans_is_lloyd(s1_small):
     """With no noise, DP-KMEANS (Algorithm 1) is T plain Lloyd iterations from c^(0).
 
-    ε = 1e20 gives Laplace scale 1e-19, below half an ulp of every count (so a singleton cluster's count
-    is exactly 1 and the guard "count < 1 keeps the previous centroid" does not fire spuriously, which it
-    does with ε = 1e13 and seed 1: 1 - 1e-12 < 1)."""
+    At ε = 1e20 the discrete noise is exactly 0 and every release is the statistic rounded to its
+    power-of-two grid: counts (integers) exactly, sums (L1 sensitivity 1 over d = 2 coordinates) to
+    γ = 2^-12, so a centroid is within γ/2 / count of Lloyd's."""
+    gamma = laplace_grid(1.0, 2)[0]
+    assert gamma == 2.0**-12
     for seed in range(4):
         est = DPLloyd(15, 1e20, bounds=(-1, 1), variant="lee_kifer", random_state=seed).fit(s1_small)
         C = lloyd(s1_small, est.init_centroids_, n_iter=est.n_iter_)
-        np.testing.assert_allclose(est.scaled_centers_, C, atol=1e-9)
+        np.testing.assert_allclose(est.scaled_centers_, C, atol=1e-5)
         tr = Transcript.from_dplloyd(est)
-        # the true data reproduce the transcript's statistics up to the (tiny) noise
+        # the true data reproduce the transcript's statistics up to the grid rounding
         S, N = partition_statistics(s1_small, tr)
-        np.testing.assert_allclose(S, tr.s_tilde, atol=1e-9)
-        np.testing.assert_allclose(N, tr.n_tilde, atol=1e-9)
+        np.testing.assert_allclose(S, tr.s_tilde, atol=0.51 * gamma)
+        np.testing.assert_array_equal(N, tr.n_tilde)
 
 
 # --------------------------------------------------------------------------------------- consistency
@@ -245,7 +253,7 @@ def _chain_states(pp):
 def test_incremental_log_target_equals_full_recomputation(kw):
     """Spec §4.4: ΔL from the two affected cells per round equals L(D') − L(D) recomputed from scratch."""
     tr = _synthetic_transcript(T=4, K=3, d=2, seed=7, scale=(6.0, 4.0))
-    pp = MCMCPostprocessor(400, proposal_var=0.2, random_state=3, **kw).fit(tr, n_points=30)
+    pp = MCMCPostprocessor(400, n_points=30, proposal_var=0.2, random_state=3, **kw).fit(tr)
     assert 0.05 < pp.acceptance_rate_ < 0.95
     X = pp.initial_dataset_.copy()
     obs = kw.get("obs", "consistent") if kw.get("consistency", True) else "raw"
@@ -363,6 +371,30 @@ def test_postprocessing_spends_no_budget(lk_run):
     assert not hasattr(MCMCPostprocessor(10).fit(tr), "ledger_")
 
 
+def test_postprocessor_is_a_scikit_learn_estimator(lk_run):
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+
+    tr = lk_run[1]
+    pp = MCMCPostprocessor(500, proposal_var=2e-3, random_state=1)
+    assert clone(pp).get_params() == pp.get_params()
+    assert repr(pp).startswith("MCMCPostprocessor(")
+    with pytest.raises(NotFittedError):
+        pp.predict(np.zeros((3, 2)))
+    assert pp.fit(tr) is pp and pp.get_params()["proposal_var"] == 2e-3
+    labels = pp.predict(lk_run[0].cluster_centers_)
+    assert labels.shape == (15,)
+    with pytest.raises(TypeError):
+        MCMCPostprocessor(500, 1e-3)                        # keyword-only after n_steps
+    zero = MCMCPostprocessor(0, random_state=0).fit(tr)     # 0 steps: consistency + final k-means only
+    assert zero.n_steps_ == 0 and zero.log_target_trace_.shape == (1,) and zero.acceptance_rate_ == 0.0
+    np.testing.assert_array_equal(zero.best_dataset_, zero.initial_dataset_)
+    with pytest.raises(ValueError, match="n_steps"):
+        MCMCPostprocessor(10**9).fit(tr)                    # capped: no hour-long loop by a typo
+    with pytest.raises(ValueError, match="n_sweeps"):
+        MCMCPostprocessor(n_sweeps=1e4, n_points=10**6).fit(tr)
+
+
 def test_same_seed_same_result(lk_run):
     tr = lk_run[1]
     a = MCMCPostprocessor(3000, random_state=5).fit(tr)
@@ -376,7 +408,7 @@ def test_same_seed_same_result(lk_run):
 
 def test_sweeps_and_public_size(lk_run):
     tr = lk_run[1]
-    pp = MCMCPostprocessor(n_sweeps=0.5, random_state=0).fit(tr, n_points=1500)
+    pp = MCMCPostprocessor(n_sweeps=0.5, n_points=1500, random_state=0).fit(tr)
     assert pp.n_points_ == 1500 and pp.n_steps_ == 750
     assert pp.best_dataset_.shape == (1500, 2)
     assert 0 < pp.coverage_ <= 1
@@ -384,9 +416,46 @@ def test_sweeps_and_public_size(lk_run):
 
 def test_kmeans_best_finds_separated_blobs():
     X, y, centers = make_s1_like(3000, random_state=9, return_centers=True)
-    C, w = kmeans_best(X, 15, n_init=10, random_state=0)
+    # one k-means++ + Lloyd run reaches the optimum on these 15 blobs about 23% of the time (measured over
+    # 100 seeds): 30 restarts miss it with probability 0.77^30 < 0.1% (10 restarts: 7%)
+    C, w = kmeans_best(X, 15, n_init=30, random_state=0)
     assert w == pytest.approx(wcss(X, C))
     assert w <= wcss(X, centers) * 1.05
+    # an extra init is one of the starts: from the true centres Lloyd stays put
+    C2, w2 = kmeans_best(X, 15, n_init=0, extra_inits=[centers])
+    assert w2 <= wcss(X, centers) * 1.0001
+
+
+def test_kmeans_best_refuses_bad_input():
+    X = np.zeros((10, 2))
+    with pytest.raises(ValueError, match="n_clusters"):
+        kmeans_best(X, 11)                                  # a non-private helper: k is checked against N
+    with pytest.raises(ValueError, match="extra_inits"):
+        kmeans_best(X, 2, extra_inits=[np.zeros((3, 2))])
+    with pytest.raises(ValueError, match="n_init"):
+        kmeans_best(X, 2, n_init=0)
+    with pytest.raises(ValueError, match="X"):
+        kmeans_best(np.full((10, 2), np.nan), 2)
+
+
+def test_sampler_state_lives_in_arrays_not_python_lists(lk_run):
+    """The MH state and the pre-drawn moves are numpy arrays (about 8·(d+1) + 4·T bytes a point for the state;
+    the old sampler kept ~550 bytes a point in Python lists). Peak extra memory of a fit with M = 20,000 points
+    and one sweep, measured with tracemalloc: below 400 bytes a point (measured ~310; the list-based sampler
+    peaked at ~870)."""
+    import tracemalloc
+
+    tr = lk_run[1]
+    M = 20_000
+    tracemalloc.start()
+    pp = MCMCPostprocessor(n_sweeps=1.0, n_points=M, n_init=1, random_state=0).fit(tr)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak / M < 400, peak / M
+    for name in ("initial_dataset_", "final_dataset_", "best_dataset_", "accepted_", "proposal_index_",
+                 "proposals_", "log_target_trace_"):
+        assert isinstance(getattr(pp, name), np.ndarray), name
+    assert pp.final_dataset_.shape == (M, 2) and pp.n_steps_ == M
 
 
 # --------------------------------------------------------------------------------------- the paper's claim

@@ -1,4 +1,4 @@
-"""Tests of dpclust_core.wavecluster and the WaveCluster metrics (spec wavecluster.md).
+"""Tests of dpclust_core.wavecluster and the WaveCluster metrics.
 
 Statistical tests use fixed seeds; each states its false-alarm rate under a correct implementation.
 """
@@ -8,18 +8,24 @@ import numpy as np
 import pytest
 import pywt
 from scipy import stats
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import rand_score
 
 from dpclust_core.data import (WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, WAVECLUSTER_REAL_BOUNDS, WAVECLUSTER_REAL_N,
                                make_ds1_like, make_ds2_like, make_ds3_like)
-from dpclust_core.metrics import (cluster_then_classify, dsg_c, fixed_split, k_relative_error, ocm, rand_index,
-                                  two_ce)
+from dpclust_core.metrics import dsg_c, fixed_split, k_relative_error, ocm, rand_index, two_ce
 from dpclust_core.accounting import PrivacyLedger
-from dpclust_core.wavecluster import (PrivateWaveCluster, WaveCluster, adaptive_grid_synthetic, em_threshold,
-                                      em_threshold_intervals, em_threshold_probabilities, haar_approx,
-                                      label_components, privqt_bias, quantize, significant_mask)
+from dpclust_core.wavecluster import (MAX_CELLS, PrivateWaveCluster, WaveCluster, adaptive_grid_synthetic,
+                                      cluster_then_classify, em_threshold, em_threshold_intervals,
+                                      em_threshold_probabilities, grid_classifier, haar_approx, label_components,
+                                      privqt_bias, quantize, significant_mask)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def pwc(epsilon, method, grid_size=40, p=10, bounds=WAVECLUSTER_BOUNDS, **kw):
+    """A PrivateWaveCluster with the DS2 defaults (keyword-only API)."""
+    return PrivateWaveCluster(epsilon, method=method, grid_size=grid_size, p=p, bounds=bounds, **kw)
 
 
 def blocksum(M):
@@ -80,7 +86,7 @@ def test_wavecluster_two_blobs_and_noise():
     rng = np.random.default_rng(1)
     X = np.vstack([rng.normal(0.25, 0.03, (2000, 2)), rng.normal(0.75, 0.03, (2000, 2)),
                    rng.uniform(0, 1, (20, 2))])
-    wc = WaveCluster(20, 50, (0, 1)).fit(X)
+    wc = WaveCluster(grid_size=20, p=50, bounds=(0, 1)).fit(X)
     assert wc.n_clusters_ == 2
     assert wc.significant_.shape == (10, 10)
     assert set(np.unique(wc.labels_)) == {-1, 0, 1}
@@ -93,28 +99,38 @@ def test_wavecluster_two_blobs_and_noise():
 SPLITS = {"baseline": (0.5, 0.5), "qt": (1.0,), "thr": (0.9, 0.1), "thr_em": (0.7, 0.3)}
 
 
+# with N private (the default) the Baseline and PrivTHR_EM first spend n_share = 5 % on a noisy count of N
+SPLITS_PRIVATE_N = {"baseline": (0.05, 0.475, 0.475), "qt": (1.0,), "thr": (0.9, 0.1),
+                    "thr_em": (0.05, 0.95 * 0.7, 0.95 * 0.3)}
+
+
 @pytest.mark.parametrize("method", ["baseline", "qt", "thr", "thr_em"])
 @pytest.mark.parametrize("eps,g,p", [(0.1, 20, 10), (1.0, 40, 50), (2.5, 64, 58)])
 def test_ledger_spends_exactly_epsilon_as_the_paper_splits(method, eps, g, p):
     X, _ = make_ds2_like(3000, random_state=0)
-    est = PrivateWaveCluster(method, eps, g, p, WAVECLUSTER_BOUNDS, random_state=1, n_public=3000).fit(X)
-    assert est.ledger_.epsilon == pytest.approx(eps, rel=1e-12)
-    assert est.ledger_.delta == 0
-    parts = [e.epsilon for e in est.ledger_.entries]
-    np.testing.assert_allclose(parts, [s * eps for s in SPLITS[method]], rtol=1e-12)
-    assert all(e.sensitivity == 1.0 for e in est.ledger_.entries)
-    est.ledger_.check(eps)
-    assert est.noisy_counts_.shape == (g, g) and est.significant_.shape == (g // 2, g // 2)
-    assert est.labels_.shape == (3000,)
+    for kw, splits in ((dict(n_public=3000), SPLITS), ({}, SPLITS_PRIVATE_N)):
+        est = pwc(eps, method, g, p, random_state=1, **kw).fit(X)
+        assert est.ledger_.epsilon == pytest.approx(eps, rel=1e-12)
+        assert est.ledger_.delta == 0
+        parts = [e.epsilon for e in est.ledger_.entries]
+        np.testing.assert_allclose(parts, [s * eps for s in splits[method]], rtol=1e-12)
+        assert all(e.sensitivity == 1.0 for e in est.ledger_.entries)
+        est.ledger_.check(eps)
+        assert est.noisy_counts_.shape == (g, g) and est.significant_.shape == (g // 2, g // 2)
+        # no per-record attribute: the release is the grid; predict labels any point from it
+        assert not hasattr(est, "labels_")
+        assert est.predict(X).shape == (3000,)
+        assert est.epsilon == eps and est.grid_size == g and est.p == p  # fit rebinds no parameter
 
 
 @pytest.mark.parametrize("method", ["qt", "thr", "thr_em"])
 def test_ledger_exact_in_three_dimensions(method):
     X = np.random.default_rng(4).uniform(size=(2000, 3))
-    est = PrivateWaveCluster(method, 0.7, 8, 30, (0, 1), random_state=0, upper=100.0).fit(X)
+    est = pwc(0.7, method, 8, 30, (0, 1), random_state=0, upper=100.0).fit(X)
     assert est.ledger_.epsilon == pytest.approx(0.7, rel=1e-12)
     assert all(e.sensitivity == 1.0 for e in est.ledger_.entries)
-    assert est.significant_.shape == (4, 4, 4) and est.labels_.shape == (2000,)
+    assert est.significant_.shape == (4, 4, 4) and est.predict(X).shape == (2000,)
+    assert "N (noisy count)" not in [e.name for e in est.ledger_.entries]  # no N needed with a public upper
 
 
 def test_adaptive_grid_bad_input():
@@ -153,27 +169,28 @@ def test_privqt_bias_formula_against_simulation():
     rng = np.random.default_rng(5)
     cells = rng.choice(g * g, size=120, replace=False)
     X = ((np.column_stack([cells // g, cells % g]) + 0.5) / g).repeat(60, axis=0)
-    wc = WaveCluster(g, p, (0, 1)).fit(X)
-    diffs = np.array([PrivateWaveCluster("qt", eps, g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_
-                      for s in range(400)])
+    wc = WaveCluster(grid_size=g, p=p, bounds=(0, 1)).fit(X)
+    diffs = np.array([pwc(eps, "qt", g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_ for s in range(400)])
     predicted = privqt_bias(wc.n_zero_, p)
     # |Z|' ~ Binomial(|Z|, 1/2) sign noise; the mean of 400 runs is within 4 standard errors of the formula
     # (false-alarm rate < 1e-4 under the normal approximation)
     assert abs(diffs.mean() - predicted) < 4 * diffs.std(ddof=1) / np.sqrt(diffs.size)
-    # and raising epsilon does not remove it (the bias comes from the signs, not the size, of the noise)
-    big = np.mean([PrivateWaveCluster("qt", 1e6, g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_
-                   for s in range(100)])
+    # and raising epsilon does not remove it (the bias comes from the signs, not the size, of the noise) ...
+    big = np.mean([pwc(100.0, "qt", g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_ for s in range(100)])
     assert big > 0.8 * predicted
+    # ... until the noise falls below the floating-point-safe mechanism's grid step (2^-11 for a count): then
+    # most noise draws are exactly 0, empty cells stay empty and the bias goes away (a computer, not the paper)
+    huge = np.mean([pwc(1e6, "qt", g, p, (0, 1), random_state=s).fit(X).k_prime_ - wc.k_ for s in range(20)])
+    assert abs(huge) < 0.1 * predicted
 
 
 def test_privthr_removes_the_bias_and_thr_em_converges():
     X, _ = make_ds2_like(random_state=0)
     g, p = WAVECLUSTER_PARAMS["ds2"]
-    wc = WaveCluster(g, p, WAVECLUSTER_BOUNDS).fit(X)
-    ks = [PrivateWaveCluster("thr", 1.0, g, p, WAVECLUSTER_BOUNDS, random_state=s).fit(X).k_prime_
-          for s in range(10)]
+    wc = WaveCluster(grid_size=g, p=p, bounds=WAVECLUSTER_BOUNDS).fit(X)
+    ks = [pwc(1.0, "thr", g, p, random_state=s).fit(X).k_prime_ for s in range(10)]
     assert abs(np.mean(ks) - wc.k_) / wc.k_ < 0.05
-    em = PrivateWaveCluster("thr_em", 1e4, g, p, WAVECLUSTER_BOUNDS, random_state=0, n_public=31_200).fit(X)
+    em = pwc(1e4, "thr_em", g, p, random_state=0, n_public=31_200).fit(X)
     assert em.upper_ == 31_200 / 2  # public N -> the largest W value a dataset of that size can have
     # ranks inside a block of ties have empty intervals: the EM converges to the non-empty rank nearest to k
     lo, hi, ranks, k = em_threshold_intervals(wc.W_, p, em.upper_)
@@ -243,7 +260,7 @@ def test_cluster_then_classify_protocol():
     X, _ = make_ds3_like(8000, random_state=0)
     tr, te = fixed_split(X.shape[0])
     assert te.size == 800 and np.intersect1d(tr, te).size == 0
-    wc = WaveCluster(36, 23, WAVECLUSTER_BOUNDS).fit(X[tr])
+    wc = WaveCluster(grid_size=36, p=23, bounds=WAVECLUSTER_BOUNDS).fit(X[tr])
     pt, pp = cluster_then_classify(wc.grid_labels_, wc.grid_labels_, WAVECLUSTER_BOUNDS, X[te])
     assert ocm(pt, pp) == 0.0 and two_ce(pt, pp) == 0.0
     empty = np.full_like(wc.grid_labels_, -1)
@@ -260,7 +277,7 @@ def test_lookalikes(name, maker, n_clusters):
     np.testing.assert_array_equal(X, X2)
     assert X.min() >= 0 and X.max() <= 1
     g, p = WAVECLUSTER_PARAMS[name]
-    assert WaveCluster(g, p, WAVECLUSTER_BOUNDS).fit(X).n_clusters_ == n_clusters
+    assert WaveCluster(grid_size=g, p=p, bounds=WAVECLUSTER_BOUNDS).fit(X).n_clusters_ == n_clusters
 
 
 PAPER_DS2_EPS1 = {"thr": 141.0, "thr_em": 142.8, "baseline": 284.0, "qt": 249.2}
@@ -283,7 +300,7 @@ def test_real_ds2_nonprivate(real_ds2):
     np.testing.assert_array_equal(bounds[0], X.min(axis=0))
     np.testing.assert_array_equal(bounds[1], X.max(axis=0))
     assert X.shape[0] == WAVECLUSTER_REAL_N["ds2"]
-    wc = WaveCluster(40, 10, bounds).fit(X)
+    wc = WaveCluster(grid_size=40, p=10, bounds=bounds).fit(X)
     assert (wc.k_, wc.n_zero_, wc.n_clusters_) == (144, 241, 3)  # paper §7.2: k = 144, |Z| = 241
 
 
@@ -298,15 +315,15 @@ def test_real_ds1_ds3_nonprivate_cluster_counts(fname, name, n_clusters):
     bounds = WAVECLUSTER_REAL_BOUNDS[name]
     np.testing.assert_array_equal(np.vstack(bounds), np.vstack([X.min(axis=0), X.max(axis=0)]))
     assert X.shape[0] == WAVECLUSTER_REAL_N[name]
-    wc = WaveCluster(g, p, bounds).fit(X)
+    wc = WaveCluster(grid_size=g, p=p, bounds=bounds).fit(X)
     assert wc.n_clusters_ == n_clusters  # the paper's Fig. 4: 15 Gaussian clusters, 5 shapes
 
 
 @pytest.mark.parametrize("method", ["thr", "thr_em", "baseline", "qt"])
 def test_real_ds2_private_k_prime_within_10_percent(real_ds2, method):
     X, bounds = real_ds2
-    ks = [PrivateWaveCluster(method, 1.0, 40, 10, bounds, random_state=s, n_public=WAVECLUSTER_REAL_N["ds2"])
-          .fit(X).k_prime_ for s in range(20)]
+    ks = [pwc(1.0, method, bounds=bounds, random_state=s, n_public=WAVECLUSTER_REAL_N["ds2"]).fit(X).k_prime_
+          for s in range(20)]
     assert abs(np.mean(ks) - PAPER_DS2_EPS1[method]) / PAPER_DS2_EPS1[method] < 0.10
 
 
@@ -314,10 +331,11 @@ def test_real_ds2_private_k_prime_within_10_percent(real_ds2, method):
 def test_seeded_reproducibility():
     X, _ = make_ds2_like(5000, random_state=0)
     for m in ("baseline", "qt", "thr", "thr_em"):
-        kw = dict(upper=2500.0) if m == "thr_em" else {}  # baseline: n_public falls back to len(X)
-        a = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3, **kw).fit(X)
-        b = PrivateWaveCluster(m, 0.5, 40, 10, WAVECLUSTER_BOUNDS, random_state=3, **kw).fit(X)
-        np.testing.assert_array_equal(a.grid_labels_, b.grid_labels_)
+        for kw in ({}, dict(upper=2500.0, n_public=5000)):  # N private (default) or published
+            a = pwc(0.5, m, random_state=3, **kw).fit(X)
+            b = pwc(0.5, m, random_state=3, **kw).fit(X)
+            np.testing.assert_array_equal(a.grid_labels_, b.grid_labels_)
+            np.testing.assert_array_equal(a.noisy_counts_, b.noisy_counts_)
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -336,9 +354,9 @@ def test_bad_input_wavecluster(kwargs, match):
     (dict(epsilon=np.inf), "epsilon"), (dict(grid_size=39), "grid_size"), (dict(p=150), "p"),
     (dict(method="thr", alpha=1.0), "alpha"), (dict(method="thr_em", upper=-1.0), "upper"),
     (dict(method="thr_em", upper="big"), "upper"), (dict(method="baseline", n_public=0), "n_public"),
-    # PrivTHR_EM has no len(X) fallback: without upper or n_public its domain would move with the data
-    (dict(method="thr_em"), "upper"),
-    (dict(random_state="x"), "random_state"),
+    (dict(n_share=0.0), "n_share"), (dict(n_share=0.7), "n_share"), (dict(connectivity=4.0), "connectivity"),
+    (dict(random_state="x"), "random_state"), (dict(random_state=True), "random_state"),
+    (dict(ledger=[]), "ledger"),
 ])
 def test_bad_input_private(kwargs, match):
     args = dict(method="qt", epsilon=1.0, grid_size=40, p=10, bounds=(0, 1))
@@ -351,11 +369,16 @@ def test_bad_data():
     X = np.random.default_rng(0).uniform(size=(100, 2))
     X[3, 1] = np.nan
     with pytest.raises(ValueError, match="X"):
-        WaveCluster(40, 10, (0, 1)).fit(X)
+        WaveCluster(grid_size=40, p=10, bounds=(0, 1)).fit(X)
     with pytest.raises(ValueError, match="X"):
-        PrivateWaveCluster("thr", 1.0, 40, 10, (0, 1)).fit(np.ones(10))
-    with pytest.raises(ValueError, match="not fitted"):
-        WaveCluster(40, 10, (0, 1)).predict(X)
+        PrivateWaveCluster(1.0, method="thr", grid_size=40, p=10, bounds=(0, 1)).fit(np.ones(10))
+    with pytest.raises(NotFittedError, match="not fitted"):
+        WaveCluster(grid_size=40, p=10, bounds=(0, 1)).predict(X)
+    with pytest.raises(NotFittedError):
+        pwc(1.0, "thr").predict(X)
+    est = pwc(1.0, "thr", random_state=0).fit(np.random.default_rng(0).uniform(size=(100, 2)))
+    with pytest.raises(ValueError, match="X"):
+        est.predict(np.zeros((3, 3)))
 
 
 # ----------------------------------------------------------------------------- empirical audits of the EM threshold
@@ -421,15 +444,83 @@ def test_adaptive_grid_keeps_every_count_when_noise_vanishes():
     assert led2.epsilon == pytest.approx(0.5, rel=1e-12) and syn2.shape[0] > 3000
 
 
-def test_n_public_is_used_not_len_X():
+def test_n_is_private_by_default_and_n_public_publishes_it():
     X, _ = make_ds2_like(3000, random_state=0)
-    base = PrivateWaveCluster("baseline", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0).fit(X)
-    assert base.n_public_ == 3000  # documented fallback: AG treats N as public
-    base2 = PrivateWaveCluster("baseline", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0, n_public=500).fit(X)
-    assert base2.n_public_ == 500
-    em = PrivateWaveCluster("thr_em", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0, n_public=1000).fit(X)
+    base = pwc(1.0, "baseline", random_state=0).fit(X)
+    names = [e.name for e in base.ledger_.entries]
+    assert names[0] == "N (noisy count)" and base.ledger_.entries[0].epsilon == pytest.approx(0.05)
+    assert base.n_estimate_ != 3000 and abs(base.n_estimate_ - 3000) < 400  # Lap(20): |noise| < 400 w.p. 1 - 2e-9
+    base2 = pwc(1.0, "baseline", random_state=0, n_public=500).fit(X)
+    assert base2.n_estimate_ == 500 and base2.epsilon_n_ == 0.0
+    assert "N (noisy count)" not in [e.name for e in base2.ledger_.entries]
+    em = pwc(1.0, "thr_em", random_state=0, n_public=1000).fit(X)
     assert em.upper_ == 500.0  # from the public N, not from len(X) = 3000
-    em2 = PrivateWaveCluster("thr_em", 1.0, 40, 10, WAVECLUSTER_BOUNDS, random_state=0, upper=77.0).fit(X)
-    assert em2.upper_ == 77.0
-    for est in (base, em):  # no exact statistic of X on a private estimator
-        assert not any(hasattr(est, a) for a in ("counts_", "W_", "k_", "n_zero_"))
+    em2 = pwc(1.0, "thr_em", random_state=0, upper=77.0).fit(X)
+    assert em2.upper_ == 77.0 and not hasattr(em2, "n_estimate_")
+    em3 = pwc(1.0, "thr_em", random_state=0).fit(X)  # private N: the domain is (0, N'/2] with N' noisy
+    assert em3.upper_ == em3.n_estimate_ / 2 and em3.upper_ != 1500.0
+    for est in (base, em, em3, pwc(1.0, "qt", random_state=0).fit(X), pwc(1.0, "thr", random_state=0).fit(X)):
+        # no exact statistic of X, nothing with one entry per record, nothing equal to N
+        assert not any(hasattr(est, a) for a in ("counts_", "W_", "k_", "n_zero_", "labels_", "n_public_"))
+        for name, value in vars(est).items():
+            if name.endswith("_") and not name.startswith("_"):
+                assert np.shape(value)[:1] != (3000,), name
+                if np.isscalar(value) and not isinstance(value, (str, bool)):
+                    assert value != 3000, name
+
+
+def test_fit_predict_is_predict_after_fit():
+    X, _ = make_ds2_like(3000, random_state=0)
+    a = pwc(1.0, "thr", random_state=4)
+    np.testing.assert_array_equal(a.fit_predict(X), pwc(1.0, "thr", random_state=4).fit(X).predict(X))
+    wc = WaveCluster(grid_size=40, p=10, bounds=WAVECLUSTER_BOUNDS)
+    np.testing.assert_array_equal(wc.fit_predict(X), wc.labels_)
+
+
+# ----------------------------------------------------------------------------- caps (no 512 GiB allocations)
+def test_grid_cells_are_capped_before_allocating():
+    X = np.random.default_rng(0).uniform(size=(50, 3))
+    g = 2 * int(round(MAX_CELLS ** (1 / 3) / 2)) + 2  # g^3 just above the cap
+    with pytest.raises(ValueError, match="grid_size.*MAX_CELLS"):
+        WaveCluster(grid_size=g, p=10, bounds=(0, 1)).fit(X)
+    with pytest.raises(ValueError, match="grid_size.*MAX_CELLS"):
+        pwc(1.0, "qt", grid_size=g, bounds=(0, 1)).fit(X)
+    with pytest.raises(ValueError, match="grid_size"):
+        quantize(X, (0, 1), 1 << 20)
+    with pytest.raises(ValueError, match="grid_size"):  # a huge g is refused by the parameter table itself
+        WaveCluster(grid_size=2 * MAX_CELLS, p=10, bounds=(0, 1)).fit(X)
+
+
+def test_adaptive_grid_is_capped_for_huge_n_and_epsilon():
+    X, _ = make_ds2_like(3000, random_state=0)
+    led = PrivacyLedger()
+    syn = adaptive_grid_synthetic(X, (0, 1), 1e6, 0, n_public=2**31 - 1, ledger=led)  # m1 would be ~ 3.6e6
+    assert syn.shape[1] == 2 and led.epsilon == pytest.approx(1e6)
+    est = pwc(1e6, "baseline", random_state=0, n_public=2**31 - 1).fit(X)
+    assert est.synthetic_X_.shape[0] < 2 * 3000 + 10
+
+
+def test_em_threshold_uses_the_package_interval_em():
+    # the same draws as mechanisms.exponential_mechanism_intervals with an identically seeded Generator
+    from dpclust_core.mechanisms import exponential_mechanism_intervals
+    W = np.array([[5, 4, 4, 2.5], [2, 1, 0.5, 0.5], [0, 0, 3, 0], [7, 0, 0, 1]], dtype=float)
+    lo, hi, ranks, k = em_threshold_intervals(W, 40.0, 10.0)
+    i, u = exponential_mechanism_intervals(-np.abs(ranks - k).astype(float), hi - lo, 1.0, 0.8,
+                                           np.random.default_rng(3), size=50)
+    d, i2 = em_threshold(W, 40.0, 0.8, 10.0, np.random.default_rng(3), size=50)
+    np.testing.assert_array_equal(i, i2)
+    np.testing.assert_allclose(d, hi[i] - u * (hi[i] - lo[i]))
+
+
+def test_classifier_helpers_live_in_wavecluster_and_metrics_is_ground_floor():
+    import subprocess
+    import sys
+    code = ("import sys, dpclust_core.metrics as m; "
+            "assert 'dpclust_core.wavecluster' not in sys.modules; "
+            "assert not hasattr(m, 'grid_classifier') and not hasattr(m, 'cluster_then_classify')")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    src = (Path(__file__).resolve().parents[1] / "dpclust_core" / "metrics.py").read_text()
+    assert "wavecluster" not in src.split('"""', 2)[2]  # no import of wavecluster (the docstring may name it)
+    tree = grid_classifier(np.array([[0, -1], [-1, 1]]), (0, 1))
+    assert tree.predict([[0.1, 0.1], [0.9, 0.9]]).tolist() == [0, 1]
+    assert grid_classifier(np.full((2, 2), -1), (0, 1)) is None

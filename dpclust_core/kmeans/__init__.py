@@ -8,4 +8,5 @@ from .grid import (EUGkM, GridSynopsis, MkM, UGkM, cells_per_dimension, eugkm_bi
                    eugkm_variance, mkm_grid_size, noisy_grid_synopsis, ugkm_grid_size, weighted_lloyd)
 from .hybrid import HYBRID_WEIGHTS, HybridKMeans, hybrid_decision, hybrid_mse
 from .sample_aggregate import GkM, PGkM, pgkm_rounds
+from .lsh_coreset import LSHCoresetKMeans
 from .choose_k import ChooseKResult, choose_k, rt_validity, synopsis_rt_validity

@@ -1,18 +1,16 @@
-"""Private choice of the number of clusters k from ONE EUGkM synopsis (thesis §4.6.7, Tables 4.3–4.5;
-spec ``dp-basics-and-kmeans.md`` §3.16).
+"""Private choice of the number of clusters k from ONE EUGkM synopsis (thesis §4.6.7, Tables 4.3–4.5).
 
-EUGkM's grid size depends on N, epsilon and d but not on k, so one noisy histogram (costing the whole epsilon)
-serves every candidate k: for each k, weighted Lloyd runs on the synopsis from ``n_init`` sphere-packing
-initialisations, the run with the lowest synopsis-NICV is kept, and its **RT-validity** (Ray & Turi 1999) is
-computed on the synopsis. The k with the lowest validity wins. (Synopsis-NICV divides by the noisy total; in the
-rare case that the noise makes it negative, both selections rank by the un-normalised synopsis cost instead, so the
-order is not reversed — the choice stays post-processing of the synopsis.) Everything after the histogram is
-post-processing, so the whole choice costs epsilon.
+EUGkM's grid depends on N, epsilon and d but not on k, so one noisy histogram serves every candidate k: for each
+k, weighted Lloyd runs on the synopsis from ``n_init`` sphere-packing initialisations, the run of least synopsis
+cost is kept, and its **RT-validity** (Ray & Turi 1999) is computed on the synopsis. The k with the lowest
+validity wins. Everything after the histogram is post-processing, so the whole choice costs epsilon (a share
+``n_share`` of it buys the noisy N that sizes the grid, unless ``n_public`` publishes N).
 
-The thesis does not define RT-validity; following Ray & Turi: ``validity = intra / inter`` with
-``intra`` the NICV (here on the synopsis: cell centres weighted by noisy counts, divided by the total noisy
-count) and ``inter = min_{i<j} ||o_i - o_j||^2``. Lower is better; k = 1 has no inter distance (validity inf).
-N is treated as public for the grid size (``n_public``; None = ``len(X)``), as the thesis does.
+The thesis does not define RT-validity; following Ray & Turi: ``validity = intra / inter`` with ``intra`` the
+NICV (here on the synopsis: cell centres weighted by noisy counts, divided by the total noisy count) and
+``inter = min_{i<j} ||o_i - o_j||^2``. Lower is better; k = 1 has no inter distance (validity inf). When the
+noise makes the noisy total negative, the ranking uses the synopsis cost over ``inter`` (the same order as the
+validity whenever the total is positive, and not reversed when it is not).
 """
 from __future__ import annotations
 
@@ -20,36 +18,79 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_bounds, check_data, check_epsilon, check_positive_int, check_rng
+from .. import _kernels
+from .._validation import BadTypeError, Real, Spec, check_data, check_int
 from ..accounting import PrivacyLedger
-from ..data import scale_to_domain, unscale_from_domain
-from .grid import ROUNDINGS, GridSynopsis, _best_on_synopsis, _check_n, _initial_centroids, cells_per_dimension, \
-    eugkm_grid_size, noisy_grid_synopsis
+from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator
+from .grid import (_COMMON_PARAMS, DEFAULT_MAX_CELLS, MAX_K, GridSynopsis, _check_k_size, _fit_synopsis,
+                   _initial_centroids)
 
 __all__ = ["rt_validity", "synopsis_rt_validity", "choose_k", "ChooseKResult"]
 
+_MAX_CANDIDATES = 1000
 
-def rt_validity(X, centers):
-    """Ray–Turi validity ``intra / inter`` on data ``X``: NICV over the smallest squared centroid distance."""
-    X = np.asarray(X, dtype=float)
-    C = np.asarray(centers, dtype=float)
+
+def _min_pair_sq(C):
+    """``min_{i<j} ||o_i - o_j||^2`` (inf for one centroid)."""
     if C.shape[0] < 2:
-        return float("inf")
-    d2 = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
-    intra = d2.min(axis=1).mean()
-    cd = ((C[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
-    inter = cd[np.triu_indices(C.shape[0], 1)].min()
-    return float(intra / inter) if inter > 0 else float("inf")
+        return np.inf
+    cd = _kernels.sq_distances(C, C)
+    return float(cd[np.triu_indices(C.shape[0], 1)].min())
 
 
-def synopsis_rt_validity(synopsis: GridSynopsis, centers):
-    """RT-validity on a synopsis: synopsis-NICV (noisy-count weighted) over ``min_{i<j} ||o_i - o_j||^2``."""
-    C = np.asarray(centers, dtype=float)
-    if C.shape[0] < 2:
+def rt_validity(X, centers) -> float:
+    """Ray–Turi validity ``intra / inter`` on data ``X``: NICV over the smallest squared centroid distance.
+
+    Not private (it reads X); the book uses it for the non-private row of the k tables.
+
+    Parameters
+    ----------
+    X : array (N, d)
+    centers : array (k, d)
+
+    Returns
+    -------
+    float
+        ``inf`` for k = 1 or two coinciding centroids.
+
+    Examples
+    --------
+    >>> round(rt_validity([[0.0], [0.1], [1.0], [1.1]], [[0.05], [1.05]]), 6)
+    0.0025
+    """
+    X = check_data(X, "X")
+    C = check_data(centers, "centers", n_features=X.shape[1])
+    inter = _min_pair_sq(C)
+    if not inter > 0:
         return float("inf")
-    cd = ((C[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
-    inter = cd[np.triu_indices(C.shape[0], 1)].min()
-    return float(synopsis.nicv(C) / inter) if inter > 0 else float("inf")
+    return float(_kernels.min_sq_distances(X, C).mean() / inter)
+
+
+def synopsis_rt_validity(synopsis: GridSynopsis, centers) -> float:
+    """RT-validity on a synopsis: synopsis-NICV (noisy-count weighted) over ``min_{i<j} ||o_i - o_j||^2``.
+
+    Parameters
+    ----------
+    synopsis : GridSynopsis
+    centers : array (k, d) in the synopsis's scaled domain
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> syn = GridSynopsis([5.0, 0.0, 0.0, 5.0], m=2, d=2, r=1.0, epsilon=1.0)
+    >>> synopsis_rt_validity(syn, [[-0.5, -0.5], [0.5, 0.5]])
+    0.0
+    """
+    if not isinstance(synopsis, GridSynopsis):
+        raise BadTypeError(f"synopsis must be a GridSynopsis, got {type(synopsis).__name__}")
+    C = check_data(centers, "centers", n_features=synopsis.d)
+    inter = _min_pair_sq(C)
+    if not inter > 0:
+        return float("inf")
+    return float(synopsis.nicv(C) / inter)
 
 
 @dataclass
@@ -62,59 +103,132 @@ class ChooseKResult:
     scaled_centers_: dict = field(repr=False)
     synopsis_: GridSynopsis = field(repr=False)
     ledger_: PrivacyLedger = field(repr=False)
+    n_estimate_: float | None = None
 
     def ranking(self):
         """Candidates sorted by validity (best first)."""
         return sorted(self.scores_, key=lambda k: self.scores_[k])
 
 
-def choose_k(X, epsilon, k_range=range(2, 11), bounds=(-1.0, 1.0), *, n_init=30, theta=10.0, rounding="round",
-             max_cells=1_000_000, n_public=None, r=1.0, max_iter=30, tol=1e-4, random_state=None):
-    """Choose k privately from one EUGkM synopsis with the RT-validity statistic (spec §3.16, Algorithm KEST).
+class _KRange(Spec):
+    def __call__(self, value, name):
+        if isinstance(value, (str, bytes)) or value is None:
+            raise BadTypeError(f"{name} must be an iterable of integers >= 1, got {value!r}")
+        try:
+            it = iter(value)
+        except TypeError:
+            raise BadTypeError(f"{name} must be an iterable of integers >= 1, got {value!r}") from None
+        ks = []
+        for v in it:
+            ks.append(check_int(v, f"{name} element", 1, MAX_K))
+            if len(ks) > _MAX_CANDIDATES:
+                raise ValueError(f"{name} has more than {_MAX_CANDIDATES} candidates")
+        if not ks:
+            raise ValueError(f"{name} must not be empty")
+        return sorted(set(ks))
+
+
+class _ChooseK(DPEstimator):
+    """The estimator behind :func:`choose_k` (the ledger, the budget check and the validation of DPEstimator)."""
+
+    _parameters = dict({k: v for k, v in _COMMON_PARAMS.items() if k not in ("n_clusters", "init")},
+                       k_range=_KRange(), theta=Real(0.0, low_open=True))
+
+    def __init__(self, k_range, epsilon, *, bounds, n_init=30, theta=10.0, rounding="round",
+                 max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4, r=1.0, n_public=None, n_share=0.05,
+                 random_state=None, ledger=None):
+        self.k_range = k_range
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.n_init = n_init
+        self.theta = theta
+        self.rounding = rounding
+        self.max_cells = max_cells
+        self.max_iter = max_iter
+        self.tol = tol
+        self.r = r
+        self.n_public = n_public
+        self.n_share = n_share
+        self.random_state = random_state
+        self.ledger = ledger
+
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        d = X.shape[1]
+        ks = p.k_range
+        for k in ks:
+            _check_k_size(k, d)
+        Z = _kernels.scale_into(X, low, high, p.r)
+        n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
+        res = _fit_synopsis(Z, None, p.epsilon - eps_n, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
+                            max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol, rng=rng, ledger=ledger,
+                            name="choose_k EUGkM")
+        syn = res.synopsis
+        P = syn.cell_centres()
+        scores, centers, scaled, cost_key = {}, {}, {}, {}
+        for k in ks:  # a loop over candidate k: post-processing of the one synopsis
+            inits = _initial_centroids("sphere_packing", p.n_init, k, d, p.r, low, high, rng)
+            cands = np.stack([_kernels.lloyd(P, C0, weights=syn.counts, max_iter=p.max_iter, tol=p.tol * p.r,
+                                             min_weight=0.0, clip=(-p.r, p.r))[0] for C0 in inits])
+            costs = syn._costs(cands)
+            b = int(np.argmin(costs))  # the least synopsis cost (robust to a noisy total <= 0)
+            best = cands[b]
+            inter = _min_pair_sq(best)
+            scaled[k] = best
+            centers[k] = _kernels.unscale_from(best, low, high, p.r)
+            scores[k] = float(costs[b] / syn.total() / inter) if inter > 0 else float("inf")
+            cost_key[k] = float(costs[b] / inter) if inter > 0 else float("inf")
+        k_best = min(ks, key=lambda k: (cost_key[k], k))
+        self.k_ = k_best
+        self.scores_ = scores
+        self.centers_ = centers
+        self.scaled_centers_ = scaled
+        self.synopsis_ = syn
+        self.n_estimate_ = float(n_est)
+
+
+def choose_k(X, epsilon: float, k_range=range(2, 11), *, bounds, n_init: int = 30, theta: float = 10.0,
+             rounding: str = "round", max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
+             r: float = 1.0, n_public=None, n_share: float = 0.05, random_state=None, ledger=None) -> ChooseKResult:
+    """Choose k privately from one EUGkM synopsis with the RT-validity statistic (thesis §4.6.7).
+
+    epsilon-DP under add/remove one record (one noisy N and one histogram; the rest is post-processing), with
+    ``bounds`` public (and N, if ``n_public`` is given).
 
     Parameters
     ----------
-    X : array (N, d); epsilon : total budget (all of it buys the synopsis).
-    k_range : iterable of candidate k (each >= 1).
-    bounds : the public domain (data scaled into ``[-r, r]^d`` and clipped).
-    n_init, theta, rounding, max_cells, max_iter, tol : as in :class:`~dpclust_core.kmeans.grid.EUGkM`.
-    n_public : N for the grid size; None = ``len(X)`` (treated as public, as in the thesis).
+    X : array (N, d)
+        The private data.
+    epsilon : float
+        Total budget.
+    k_range : iterable of int, default range(2, 11)
+        Candidate k (each >= 1; at most 1000 candidates). Never compared with N.
+    bounds : pair or per-dimension bounds
+        The **public** domain (required); data scaled into ``[-r, r]^d`` and clipped.
+    n_init, theta, rounding, max_cells, max_iter, tol, r
+        As in :class:`~dpclust_core.kmeans.grid.EUGkM`.
+    """ + N_PUBLIC_DOC + """
+    """ + N_SHARE_DOC + """
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger asked for ``epsilon`` before the data are read.
 
     Returns
     -------
-    :class:`ChooseKResult` with ``k_``, ``scores_`` {k: validity}, ``centers_`` {k: (k, d) original units},
-    ``synopsis_`` and ``ledger_`` (one entry, total = epsilon).
+    ChooseKResult
+        ``k_``, ``scores_`` {k: validity}, ``centers_`` {k: (k, d) original units}, ``scaled_centers_``,
+        ``synopsis_``, ``ledger_`` (total = epsilon) and ``n_estimate_`` (the noisy N or ``n_public``).
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_blobs_ratio
+    >>> X, _ = make_blobs_ratio(6000, 3, 2, separation=0.34, n_outliers=0, random_state=4)
+    >>> res = choose_k(X, 2.0, range(2, 6), bounds=(-1, 1), n_init=5, random_state=0)
+    >>> res.k_, round(res.ledger_.epsilon, 12)
+    (3, 2.0)
     """
-    eps = check_epsilon(epsilon)
-    ks = [check_positive_int(k, "k_range element") for k in k_range]
-    if not ks:
-        raise ValueError("k_range must not be empty")
-    if rounding not in ROUNDINGS:
-        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
-    n_init = check_positive_int(n_init, "n_init")
-    X = check_data(X)
-    n, d = X.shape
-    if max(ks) > n:
-        raise ValueError(f"k_range contains k={max(ks)} > number of samples ({n})")
-    low, high = check_bounds(bounds, d)
-    n_pub = n if n_public is None else _check_n(n_public, "n_public")
-    rng = check_rng(random_state)
-    m = cells_per_dimension(eugkm_grid_size(n_pub, eps, d, theta), d, rounding)
-    while m > 1 and float(m) ** d > max_cells:
-        m -= 1
-    ledger = PrivacyLedger(budget_epsilon=eps)
-    Z = scale_to_domain(X, (low, high), r=r)
-    syn = noisy_grid_synopsis(Z, m, eps, r, rng, ledger=ledger, name="choose_k EUGkM")
-    scores, centers, scaled = {}, {}, {}
-    for k in ks:  # loop over candidate k: post-processing of the one synopsis
-        inits = _initial_centroids("sphere_packing", n_init, k, d, r, low, high, rng)
-        cents, _ = syn.lloyd(inits, max_iter=max_iter, tol=tol)
-        best = cents[_best_on_synopsis(syn, syn.nicv(cents))]  # by synopsis cost, robust to a total <= 0
-        scaled[k] = best
-        centers[k] = unscale_from_domain(best, (low, high), r=r)
-        scores[k] = synopsis_rt_validity(syn, best)
-    # rank by validity x total = (synopsis cost) / inter: the same order as the validity when the noisy total is
-    # > 0, and not reversed when the noise makes it negative (k = 1, validity inf, stays last)
-    sign = 1.0 if syn.total() > 0 else -1.0
-    k_best = min(ks, key=lambda k: (scores[k] * sign if np.isfinite(scores[k]) else np.inf, k))
-    return ChooseKResult(k_best, scores, centers, scaled, syn, ledger)
+    est = _ChooseK(k_range, epsilon, bounds=bounds, n_init=n_init, theta=theta, rounding=rounding,
+                   max_cells=max_cells, max_iter=max_iter, tol=tol, r=r, n_public=n_public, n_share=n_share,
+                   random_state=random_state, ledger=ledger).fit(X)
+    return ChooseKResult(est.k_, est.scores_, est.centers_, est.scaled_centers_, est.synopsis_, est.ledger_,
+                         est.n_estimate_)

@@ -1,12 +1,13 @@
-"""Closed-form error models and budget rules of DPLloyd (thesis chapter 4, spec ``dp-basics-and-kmeans.md``
-§3.4–§3.6).
+"""Closed-form error models and budget rules of DPLloyd (thesis chapter 4, §4.2).
 
 * :func:`dplloyd_mse` — the one-round MSE of a noisy centroid, Eqs. (4.2)–(4.6);
-* :func:`optimal_count_share` / :func:`budget_split` — the optimal count/sum split, Eq. (4.7);
-* :func:`swapped_split_epsilon` — what a round really spends when the two shares of Eq. (4.7) are
-  unpacked in the wrong order (spec pitfall P2);
+* :func:`count_sum_ratio`, :func:`optimal_count_share` and :func:`budget_split` — the optimal count/sum split,
+  Eq. (4.7);
+* :func:`swapped_split_epsilon` — what a round really spends when the two shares of Eq. (4.7) are unpacked in
+  the wrong order;
 * :func:`epsilon_m` and :func:`n_rounds` — the minimum per-round budget and the number of rounds of
-  DPLloyd-Impr, Eqs. (4.8)–(4.9) and Algorithm 14.
+  DPLloyd-Impr, Eqs. (4.8)–(4.9) and Algorithm 14;
+* :func:`simulate_one_round_mse` — the measured counterpart of Eq. (4.5), by simulation.
 
 All formulas are for add/remove (unbounded) DP on data in the public box ``[-r, r]^d``: a count has
 sensitivity 1, one coordinate sum has sensitivity ``r``. ``rho`` is the thesis's "normalised coordinate of
@@ -18,7 +19,9 @@ import math
 
 import numpy as np
 
-from .._validation import check_epsilon, check_positive_int
+from .. import _kernels
+from .._validation import (MAX_ALLOCATION, BadTypeError, check_data, check_epsilon, check_int, check_options,
+                           check_real, check_rng)
 
 __all__ = [
     "RHO",
@@ -34,77 +37,174 @@ __all__ = [
     "simulate_one_round_mse",
 ]
 
-RHO = 0.225  #: the thesis's ρ, "empirically computed from 81 synthetic datasets" (§3.5)
+RHO = 0.225  #: the thesis's ρ, "empirically computed from 81 synthetic datasets" (§4.2)
 MAX_ROUNDS = 7  #: at most 7 rounds in DPLloyd-Impr (Algorithm 14)
 MIN_ROUNDS = 2  #: at least 2 rounds in DPLloyd-Impr (Algorithm 14, case 1)
+_MAX_D = 10**6  # a dimension larger than this is a typo (no model here is meaningful there)
 
 
-def _check_r(r):
-    if not (isinstance(r, (int, float, np.integer, np.floating)) and not isinstance(r, bool)) \
-            or not np.isfinite(r) or r <= 0:
-        raise ValueError(f"r must be a finite number > 0, got {r!r}")
-    return float(r)
+# --------------------------------------------------------------------------------------------- checks
+def _check_rho(rho) -> float:
+    return check_real(rho, "rho", low=0.0, high=0.5)
 
 
-def _check_rho(rho):
-    if not (isinstance(rho, (int, float, np.integer, np.floating)) and not isinstance(rho, bool)) \
-            or not (0.0 <= float(rho) <= 0.5):
-        raise ValueError(f"rho must lie in [0, 0.5], got {rho!r}")
-    return float(rho)
+def _check_r(r) -> float:
+    return check_real(r, "r", low=0.0, low_open=True)
 
 
-def count_sum_ratio(d, rho=RHO) -> float:
-    """``c_d = ∛(4 d ρ²)``, the optimal ratio ε_0 : ε_i of the count's budget to one sum's budget, Eq. (4.7)."""
-    d = check_positive_int(d, "d")
+def _check_d(d, name="d") -> int:
+    return check_int(d, name, 1, _MAX_D)
+
+
+def _positive_array(x, name, *, integer=False, minimum=None):
+    """A real scalar or array (broadcast by the caller) of finite values > 0 (or >= ``minimum``)."""
+    if isinstance(x, (str, bytes)) or x is None:
+        raise BadTypeError(f"{name} must be a real number or an array of real numbers, got {x!r}")
+    raw = np.asarray(x)
+    kind = raw.dtype.kind
+    if kind not in "iuf" or (integer and kind == "f" and not np.all(raw == np.round(raw))):
+        what = "integers" if integer else "real numbers"
+        raise BadTypeError(f"{name} must hold {what}, got {x!r}")
+    arr = raw.astype(float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    if minimum is None:
+        if np.any(arr <= 0):
+            raise ValueError(f"{name} must be > 0, got {x!r}")
+    elif np.any(arr < minimum):
+        raise ValueError(f"{name} must be >= {minimum}, got {x!r}")
+    return arr
+
+
+# --------------------------------------------------------------------------------------------- Eq. 4.7
+def count_sum_ratio(d: int, rho: float = RHO) -> float:
+    """``c_d = ∛(4 d ρ²)``, the optimal ratio ``ε_0 : ε_i`` of the count's budget to one sum's budget, Eq. (4.7).
+
+    Parameters
+    ----------
+    d : int
+        Number of dimensions, >= 1.
+    rho : float, default 0.225
+        ρ of Eq. (4.6), in [0, 0.5].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(count_sum_ratio(2), 4)
+    0.7399
+    """
+    d = _check_d(d)
     rho = _check_rho(rho)
     return float(np.cbrt(4.0 * d * rho * rho))
 
 
-def optimal_count_share(d, rho=RHO) -> float:
+def optimal_count_share(d: int, rho: float = RHO) -> float:
     """The count's share of a round's budget, ``γ_c = c_d / (d + c_d)``, Eq. (4.7).
 
     Each of the d coordinate sums gets ``γ_s = 1 / (d + c_d)``, so ``γ_c + d γ_s = 1``.
-    Spec §8: 0.2700 (d = 2), 0.2202 (d = 3), 0.1510 (d = 6), 0.1123 (d = 10).
+
+    Parameters
+    ----------
+    d : int
+        Number of dimensions, >= 1.
+    rho : float, default 0.225
+        ρ of Eq. (4.6), in [0, 0.5].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> [round(optimal_count_share(d), 4) for d in (2, 3, 6, 10)]
+    [0.27, 0.2202, 0.151, 0.1123]
     """
     c = count_sum_ratio(d, rho)
     return c / (d + c)
 
 
-def budget_split(d, epsilon_round, rho=RHO, split="improved", r=1.0):
+def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: str = "improved",
+                 r: float = 1.0) -> tuple[float, float]:
     """The per-round budgets ``(ε_0, ε_s)`` of the count and of EACH of the d coordinate sums.
 
-    ``split="improved"``: Eq. (4.7), ``ε_0 = c_d/(d+c_d)·z`` and ``ε_s = z/(d+c_d)`` for a round of budget z.
-    ``split="original"``: PINQ / thesis Algorithm 3 (canonical form, spec §2.5), every query gets noise
-    ``Lap((d r + 1)/z)``: ``ε_0 = z/(d r + 1)`` and ``ε_s = r z/(d r + 1)``.
-    In both cases ``ε_0 + d·ε_s = z``; the count's noise is ``Lap(1/ε_0)`` and each sum's ``Lap(r/ε_s)``.
+    Parameters
+    ----------
+    d : int
+        Number of dimensions, >= 1.
+    epsilon_round : float
+        The round's budget z > 0.
+    rho : float, default 0.225
+        ρ of Eq. (4.6), in [0, 0.5] (used by ``split="improved"``).
+    split : {"improved", "original"}
+        ``"improved"``: Eq. (4.7), ``ε_0 = c_d/(d+c_d)·z`` and ``ε_s = z/(d+c_d)``.
+        ``"original"``: PINQ / thesis Algorithm 3, every query gets noise ``Lap((d r + 1)/z)``:
+        ``ε_0 = z/(d r + 1)`` and ``ε_s = r z/(d r + 1)``.
+    r : float, default 1.0
+        Half-width of the domain ``[-r, r]^d`` (used by ``split="original"``).
+
+    Returns
+    -------
+    (float, float)
+        ``(ε_0, ε_s)`` with ``ε_0 + d·ε_s = z``; the count's noise is ``Lap(1/ε_0)``, each sum's
+        ``Lap(r/ε_s)``.
+
+    Examples
+    --------
+    >>> e0, es = budget_split(2, 1.0)
+    >>> round(e0, 4), round(es, 4), round(e0 + 2 * es, 12)
+    (0.27, 0.365, 1.0)
+    >>> [round(e, 12) for e in budget_split(2, 0.6, split="original")]
+    [0.2, 0.2]
     """
-    d = check_positive_int(d, "d")
+    d = _check_d(d)
     z = check_epsilon(epsilon_round, "epsilon_round")
+    rho = _check_rho(rho)
     r = _check_r(r)
+    split = check_options(split, "split", ("improved", "original"))
     if split == "improved":
         c = count_sum_ratio(d, rho)
         return c / (d + c) * z, z / (d + c)
-    if split == "original":
-        return z / (d * r + 1.0), r * z / (d * r + 1.0)
-    raise ValueError(f"split must be 'improved' or 'original', got {split!r}")
+    return z / (d * r + 1.0), r * z / (d * r + 1.0)
 
 
-def swapped_split_epsilon(d, epsilon_round=1.0, rho=RHO) -> float:
-    """Budget actually spent by one round when the shares of Eq. (4.7) are swapped (spec pitfall P2).
+def swapped_split_epsilon(d: int, epsilon_round: float = 1.0, rho: float = RHO) -> float:
+    """Budget actually spent by one round when the shares of Eq. (4.7) are swapped.
 
     The correct split gives the count ``γ_c z`` and each of the d sums ``γ_s z``. Unpacking the pair in the
     wrong order gives the count ``γ_s z`` and each sum ``γ_c z``, so the round costs
     ``(γ_s + d γ_c) z = (1 + d c_d)/(d + c_d) · z``: less than z for d <= 4 (c_d < 1), more for d >= 5,
     about 1.52 z at d = 20. This is the error of diffprivlib's ``KMeans`` (0.6.x), which returns
     ``(ε_i, ε_0)`` from ``_split_epsilon`` and unpacks it as ``(ε_0, ε_i)``.
+
+    Parameters
+    ----------
+    d : int
+        Number of dimensions, >= 1.
+    epsilon_round : float, default 1.0
+        The round's intended budget z > 0.
+    rho : float, default 0.225
+        ρ of Eq. (4.6), in [0, 0.5].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(swapped_split_epsilon(20), 3)
+    1.523
     """
-    d = check_positive_int(d, "d")
+    d = _check_d(d)
     z = check_epsilon(epsilon_round, "epsilon_round")
     c = count_sum_ratio(d, rho)
     return (1.0 + d * c) / (d + c) * z
 
 
-def dplloyd_mse(n, d, k, epsilon, t=1, r=1.0, rho=RHO, split="original", per="centroid"):
+# --------------------------------------------------------------------------------------------- Eqs. 4.2-4.6
+def dplloyd_mse(n, d, k, epsilon, t=1, r: float = 1.0, rho: float = RHO, split="original", per: str = "centroid"):
     """The thesis's first-order MSE model of ONE noisy centroid after one round, Eqs. (4.2)–(4.6).
 
     ``MSE(ô) ≈ (k²/N²) Σ_i (Var(ΔS_i) + (2ρr)² Var(ΔC))``, with ``C ≈ N/k`` points per cluster and
@@ -112,128 +212,259 @@ def dplloyd_mse(n, d, k, epsilon, t=1, r=1.0, rho=RHO, split="original", per="ce
 
         MSE(ô) ≈ (2 r² k² / N²) (d/ε_s² + 4 d ρ² / ε_0²),
 
-    where the round's budget ``z = ε/t`` is split by :func:`budget_split`:
+    where the round's budget ``z = ε/t`` is split by :func:`budget_split`.
 
-    * ``split="original"`` (PINQ, every query ``Lap((dr+1)t/ε)``) gives Eq. (4.5),
-      ``2d(1 + (2ρr)²)(k t (dr+1) / (N ε))²``; spec §8: Gowalla (N = 107091, d = 2, k = 5) at ε = 0.1,
-      t = 5 gives 0.000236, and this is the ``MSE_DPL`` used by the hybrid's decision (Eq. 4.20).
-    * ``split="improved"`` (Eq. 4.7) gives ``(2 r² k² / N²)(d + c_d)³ / z²`` — the minimum over splits.
-    * a pair ``(count_share, sum_share)`` of fractions of z (``count_share + d·sum_share`` need not be 1,
-      which lets a chapter evaluate a wrong split).
+    Parameters
+    ----------
+    n : float or array
+        The number of points N (> 0). The model treats it as known: it is a model, not a release.
+    d : int or array of ints
+        Dimensions, >= 1.
+    k : int or array of ints
+        Clusters, >= 1.
+    epsilon : float or array
+        Total budget ε > 0.
+    t : int or array of ints, default 1
+        Number of rounds (each gets ε/t), >= 1.
+    r : float, default 1.0
+        Half-width of the domain.
+    rho : float, default 0.225
+        ρ of Eq. (4.6), in [0, 0.5].
+    split : "original", "improved" or (count_share, sum_share)
+        ``"original"`` (PINQ, every query ``Lap((dr+1)t/ε)``) gives Eq. (4.5),
+        ``2d(1 + (2ρr)²)(k t (dr+1) / (N ε))²`` — the ``MSE_DPL`` of the hybrid's decision (Eq. 4.20);
+        ``"improved"`` (Eq. 4.7) gives ``(2 r² k² / N²)(d + c_d)³ / z²``, the minimum over splits;
+        a pair of fractions of z (``count_share + d·sum_share`` need not be 1, so a wrong split can be
+        evaluated).
+    per : {"centroid", "coordinate", "all"}
+        One centroid (sum over its d coordinates, Eq. 4.5), one coordinate (Eq. 4.4), or the k centroids
+        together (the left side of Eq. 4.8).
 
-    ``per="centroid"`` (default) returns the MSE of one centroid (sum over its d coordinates, Eq. 4.5);
-    ``per="coordinate"`` divides by d (Eq. 4.4); ``per="all"`` multiplies by k (the k centroids together,
-    the left side of Eq. 4.8). Inputs may be numpy arrays (broadcast); ``n`` is the number of points,
-    which the model treats as known (it is a public parameter wherever the thesis uses it).
+    Returns
+    -------
+    float or ndarray
+        Broadcast over the array arguments.
+
+    Examples
+    --------
+    >>> round(dplloyd_mse(107091, 2, 5, 0.1, t=5), 6)   # Gowalla, eps = 0.1, 5 rounds
+    0.000236
+    >>> (dplloyd_mse(10_000, 2, 5, [0.1, 1.0]) * 1e6).round(1)
+    array([1082.2,   10.8])
     """
-    n = np.asarray(n, dtype=float)
-    eps = np.asarray(epsilon, dtype=float)
-    t = np.asarray(t, dtype=float)
-    k = np.asarray(k, dtype=float)
-    d_arr = np.asarray(d, dtype=float)
-    if np.any(n <= 0) or np.any(eps <= 0) or np.any(t < 1) or np.any(k < 1) or np.any(d_arr < 1):
-        raise ValueError("n, epsilon must be > 0 and t, k, d >= 1")
+    n = _positive_array(n, "n")
+    d_arr = _positive_array(d, "d", integer=True, minimum=1)
+    k = _positive_array(k, "k", integer=True, minimum=1)
+    eps = _positive_array(epsilon, "epsilon")
+    t = _positive_array(t, "t", integer=True, minimum=1)
     r = _check_r(r)
     rho = _check_rho(rho)
+    per = check_options(per, "per", ("centroid", "coordinate", "all"))
+    try:
+        np.broadcast_shapes(n.shape, d_arr.shape, k.shape, eps.shape, t.shape)
+    except ValueError:
+        raise ValueError("n, d, k, epsilon and t must broadcast to one shape") from None
     z = eps / t
-    if isinstance(split, str) and split == "original":
-        e0 = z / (d_arr * r + 1.0)
-        es = r * z / (d_arr * r + 1.0)
-    elif isinstance(split, str) and split == "improved":
-        c = np.cbrt(4.0 * d_arr * rho * rho)
-        e0 = c / (d_arr + c) * z
-        es = z / (d_arr + c)
-    elif not isinstance(split, str) and len(split) == 2:
-        cs, ss = float(split[0]), float(split[1])
-        if cs <= 0 or ss <= 0:
-            raise ValueError(f"split shares must be > 0, got {split!r}")
+    if isinstance(split, str):
+        split = check_options(split, "split", ("original", "improved"))
+        if split == "original":
+            e0 = z / (d_arr * r + 1.0)
+            es = r * z / (d_arr * r + 1.0)
+        else:
+            c = np.cbrt(4.0 * d_arr * rho * rho)
+            e0 = c / (d_arr + c) * z
+            es = z / (d_arr + c)
+    else:
+        try:
+            cs, ss = (check_real(split[0], "split", low=0.0, low_open=True),
+                      check_real(split[1], "split", low=0.0, low_open=True))
+            if len(split) != 2:
+                raise ValueError
+        except (TypeError, IndexError, ValueError):
+            raise ValueError(f"split must be 'original', 'improved' or a pair of shares > 0, got {split!r}") from None
         e0, es = cs * z, ss * z
-    else:
-        raise ValueError(f"split must be 'original', 'improved' or a pair of shares, got {split!r}")
-    mse = 2.0 * r * r * k * k / (n * n) * (d_arr / es ** 2 + 4.0 * d_arr * rho * rho / e0 ** 2)
-    if per == "centroid":
-        out = mse
-    elif per == "coordinate":
-        out = mse / d_arr
-    elif per == "all":
-        out = mse * k
-    else:
-        raise ValueError(f"per must be 'centroid', 'coordinate' or 'all', got {per!r}")
+    with np.errstate(over="ignore"):
+        mse = 2.0 * r * r * k * k / (n * n) * (d_arr / es ** 2 + 4.0 * d_arr * rho * rho / e0 ** 2)
+    out = {"centroid": mse, "coordinate": mse / d_arr, "all": mse * k}[per]
     return float(out) if np.ndim(out) == 0 else out
 
 
-def epsilon_m(n, d, k, rho=RHO, r=1.0, threshold=0.004) -> float:
+# --------------------------------------------------------------------------------------------- Eqs. 4.8-4.9
+def epsilon_m(n, d: int, k: int, rho: float = RHO, r: float = 1.0, threshold: float = 0.004) -> float:
     """Minimum per-round budget ε^m of DPLloyd-Impr, Eq. (4.9).
 
     Smallest ε^m such that the MSE of all k centroids, split by Eq. (4.7), is at most ``threshold·r^d``
-    (Eq. 4.8, threshold 0.004)::
+    (Eq. 4.8)::
 
         ε^m = sqrt( 500 · k³ / N² · (d + ∛(4dρ²))³ )              (Eq. 4.9, r = 1)
 
     For general r the same derivation gives ``sqrt(2 r^(2-d) k³ (d + c_d)³ / (threshold N²))``; with r = 1 and
-    threshold 0.004 it is Eq. (4.9) exactly. ``n`` is N, **treated as public** as in the thesis.
-    Spec §8: S1 1.1783, Gowalla 0.0106, TIGER 0.0176, Image 0.0257, Adult-num 0.0962, Lifesci 0.1643.
+    threshold 0.004 it is Eq. (4.9) exactly.
+
+    Parameters
+    ----------
+    n : float
+        N, > 0. The thesis uses the exact N (which publishes it); :class:`~dpclust_core.kmeans.DPLloyd`
+        passes a noisy count unless the caller publishes N. A non-integer estimate is fine.
+    d, k : int
+        Dimensions and clusters, >= 1.
+    rho : float, default 0.225
+        ρ, in [0, 0.5].
+    r : float, default 1.0
+        Half-width of the domain.
+    threshold : float, default 0.004
+        The MSE threshold of Eq. (4.8), in units of ``r^d``.
+
+    Returns
+    -------
+    float
+        ε^m > 0 (computed in logarithms, so it neither overflows nor underflows to 0 for extreme inputs).
+
+    Examples
+    --------
+    >>> round(epsilon_m(107091, 2, 5), 4)   # Gowalla
+    0.0106
+    >>> round(epsilon_m(48841, 6, 5), 4)    # Adult-num
+    0.0962
     """
-    n = check_positive_int(n, "n")
-    d = check_positive_int(d, "d")
-    k = check_positive_int(k, "k")
+    n = check_real(n, "n", low=0.0, low_open=True)
+    d = _check_d(d)
+    k = check_int(k, "k", 1, MAX_ALLOCATION)
+    rho = _check_rho(rho)
     r = _check_r(r)
-    if not (threshold > 0):
-        raise ValueError(f"threshold must be > 0, got {threshold!r}")
-    c = count_sum_ratio(d, rho)
-    return math.sqrt(2.0 * r ** (2 - d) * k ** 3 * (d + c) ** 3 / (threshold * n * n))
+    threshold = check_real(threshold, "threshold", low=0.0, low_open=True)
+    return _epsilon_m(n, d, k, rho, r, threshold)
 
 
-def n_rounds(epsilon, eps_m, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS) -> int:
-    """Number of rounds t⁻ of DPLloyd-Impr (Algorithm 14, spec §3.6).
+def _epsilon_m(n, d, k, rho=RHO, r=1.0, threshold=0.004):
+    c = float(np.cbrt(4.0 * d * rho * rho))
+    log_em = 0.5 * (math.log(2.0) + (2 - d) * math.log(r) + 3 * math.log(k) + 3 * math.log(d + c)
+                    - math.log(threshold) - 2 * math.log(n))
+    return math.exp(min(max(log_em, -700.0), 700.0))
 
-    ``t⁻ = 2`` if ``ε <= 2 ε^m``, else ``min(⌊ε/ε^m⌋, 7)``; every round gets ``ε/t⁻``. The floor keeps at least
-    ε^m per round (the thesis leaves the rounding open).
+
+def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rounds: int = MIN_ROUNDS) -> int:
+    """Number of rounds t⁻ of DPLloyd-Impr (Algorithm 14).
+
+    ``t⁻ = min_rounds`` (2) if ``ε <= 2 ε^m``, else ``min(⌊ε/ε^m⌋, max_rounds)`` (at most 7); every round gets
+    ``ε/t⁻``. The floor keeps at least ε^m per round (the thesis leaves the rounding open).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget of all rounds, > 0.
+    eps_m : float
+        ε^m of :func:`epsilon_m`, > 0.
+    max_rounds, min_rounds : int
+        The caps of Algorithm 14 (7 and 2), ``1 <= min_rounds <= max_rounds <= 10000``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> n_rounds(0.05, epsilon_m(107091, 2, 5)), n_rounds(2.0, epsilon_m(5000, 2, 15))
+    (4, 2)
     """
     eps = check_epsilon(epsilon)
     em = check_epsilon(eps_m, "eps_m")
-    max_rounds = check_positive_int(max_rounds, "max_rounds")
-    min_rounds = check_positive_int(min_rounds, "min_rounds")
+    max_rounds = check_int(max_rounds, "max_rounds", 1, 10_000)
+    min_rounds = check_int(min_rounds, "min_rounds", 1, 10_000)
+    if min_rounds > max_rounds:
+        raise ValueError(f"min_rounds={min_rounds} must not exceed max_rounds={max_rounds}")
+    return _n_rounds(eps, em, max_rounds, min_rounds)
+
+
+def _n_rounds(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
     if eps <= 2.0 * em:
         return min_rounds
-    return int(max(min_rounds, min(math.floor(eps / em), max_rounds)))
+    ratio = eps / em
+    if not math.isfinite(ratio):
+        return max_rounds
+    return int(max(min_rounds, min(math.floor(ratio), max_rounds)))
 
 
-def simulate_one_round_mse(X, centroids, epsilon, t=1, r=1.0, rho=RHO, split="original", n_trials=1000, rng=None,
-                           clip=True):
+# --------------------------------------------------------------------------------------------- simulation
+def simulate_one_round_mse(X, centroids, epsilon: float, t: int = 1, r: float = 1.0, rho: float = RHO,
+                           split="original", n_trials: int = 1000, rng=None, clip: bool = True) -> float:
     """Measured counterpart of :func:`dplloyd_mse`: the MSE of one noisy centroid after one round, by simulation.
 
-    ``X`` must already be in ``[-r, r]^d`` and ``centroids`` (k, d) are the centroids the round starts from
-    (public). The partition, the exact counts C and sums S are computed once; then ``n_trials`` independent
-    draws of the round's Laplace noise (the scales DPLloyd uses for this ``split``, budget ``ε/t``) give
-    ``ô = (S + ΔS)/(C + ΔC)`` (clipped to the domain when ``clip=True``, as the algorithm releases it), and the
-    result is ``mean over trials and clusters of ||ô − S/C||²`` (Eq. 4.1). Empty clusters are skipped in the
-    average (their true centroid is undefined). Vectorised over trials; costs no privacy (it is an
-    experiment on data the reader owns).
+    The partition of ``X`` by ``centroids``, its exact counts C and sums S are computed once; then
+    ``n_trials`` independent draws of the round's Laplace noise (the scales DPLloyd uses for this ``split``,
+    budget ``ε/t``) give ``ô = (S + ΔS)/(C + ΔC)`` (clipped to the domain when ``clip=True``, as the algorithm
+    releases it), and the result is the mean over trials and clusters of ``||ô − S/C||²`` (Eq. 4.1). Empty
+    clusters are skipped (their true centroid is undefined). Vectorised over trials.
+
+    This is an experiment on data the reader owns, not a release: it costs no privacy and its (continuous)
+    Laplace draws are a simulation of the mechanism's error, not privacy noise.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        Data already in ``[-r, r]^d``.
+    centroids : array (k, d)
+        The (public) centroids the round starts from.
+    epsilon : float
+        Total budget ε > 0.
+    t : int, default 1
+        Rounds; the simulated round gets ``ε/t``.
+    r : float, default 1.0
+        Half-width of the domain.
+    rho : float, default 0.225
+        ρ, for ``split="improved"``.
+    split : "original", "improved" or (count_share, sum_share)
+        As in :func:`dplloyd_mse`.
+    n_trials : int, default 1000
+        Number of simulated noise draws, ``1 <= n_trials`` and ``n_trials·k·d <= 2^27``.
+    rng : None, int or numpy.random.Generator
+        The simulation's randomness.
+    clip : bool, default True
+        Clip the noisy centroid into ``[-r, r]^d``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.repeat([[-0.5, -0.5], [0.5, 0.5]], 5000, axis=0)
+    >>> mse = simulate_one_round_mse(X, [[-0.5, -0.5], [0.5, 0.5]], 1.0, n_trials=2000, rng=0)
+    >>> 0.5 < mse / dplloyd_mse(10_000, 2, 2, 1.0) < 2.0
+    True
     """
-    from .._validation import check_data, check_rng
     X = check_data(X)
     C0 = check_data(centroids, "centroids", n_features=X.shape[1])
-    n, d = X.shape
+    d = X.shape[1]
     k = C0.shape[0]
     eps = check_epsilon(epsilon)
-    rng = check_rng(rng)
+    t = check_int(t, "t", 1, 10_000)
+    r = _check_r(r)
+    rho = _check_rho(rho)
+    n_trials = check_int(n_trials, "n_trials", 1, MAX_ALLOCATION)
+    if n_trials * k * d > 2**27:
+        raise ValueError(f"n_trials={n_trials} is too large: n_trials * k * d must stay below 2^27 "
+                         f"(memory of the vectorised simulation)")
+    if not isinstance(clip, (bool, np.bool_)):
+        raise BadTypeError(f"clip must be True or False, got {clip!r}")
+    rng = check_rng(rng, "rng")
     z = eps / t
     if isinstance(split, str):
         e0, es = budget_split(d, z, rho=rho, split=split, r=r)
     else:
-        e0, es = float(split[0]) * z, float(split[1]) * z
-    d2 = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C0.T + (C0 * C0).sum(axis=1)[None, :]
-    labels = np.argmin(d2, axis=1)
-    counts = np.bincount(labels, minlength=k).astype(float)
-    sums = np.stack([np.bincount(labels, weights=X[:, i], minlength=k) for i in range(d)], axis=1)
+        try:
+            e0 = check_real(split[0], "split", low=0.0, low_open=True) * z
+            es = check_real(split[1], "split", low=0.0, low_open=True) * z
+        except (TypeError, IndexError):
+            raise ValueError(f"split must be 'original', 'improved' or a pair of shares, got {split!r}") from None
+    _, counts, sums = _kernels.assign_stats(X, C0)
     keep = counts > 0
     counts, sums = counts[keep], sums[keep]
     true = sums / counts[:, None]
-    n_trials = check_positive_int(n_trials, "n_trials")
-    nc = counts[None, :] + rng.laplace(0.0, 1.0 / e0, size=(n_trials, counts.size))
-    ns = sums[None, :, :] + rng.laplace(0.0, r / es, size=(n_trials,) + sums.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    nc = counts[None, :] + rng.laplace(0.0, 1.0 / e0, size=(n_trials, counts.size))  # not privacy noise: simulation
+    ns = sums[None, :, :] + rng.laplace(0.0, r / es, size=(n_trials,) + sums.shape)  # not privacy noise: simulation
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         est = ns / nc[:, :, None]
     if clip:
         est = np.clip(np.nan_to_num(est, nan=0.0, posinf=r, neginf=-r), -r, r)

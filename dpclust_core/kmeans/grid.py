@@ -1,38 +1,45 @@
-"""Grid-synopsis k-means: UGkM, EUGkM and MkM (thesis §4.3, spec ``dp-basics-and-kmeans.md`` §3.10–§3.14).
+"""Grid-synopsis k-means: UGkM, EUGkM and MkM (thesis §4.3, Algorithm 15, Eqs. 4.11–4.19).
 
-A synopsis method spends its **whole** budget once, on a histogram: the public domain ``[-r, r]^d`` is cut
-into ``m^d`` equal-width cells, and every cell count — **including the empty cells** — gets ``Lap(1/epsilon)``
-noise. The cells partition the data, so by parallel composition the histogram costs ``epsilon`` (one ledger
-entry with L1 sensitivity 1 under add/remove-one-record DP). Everything after that (Lloyd's algorithm on the
-cell centres weighted by the noisy counts, from many initialisations, selection among them, choosing k) is
-post-processing and costs nothing.
+A synopsis method releases **one** noisy histogram: the public domain ``[-r, r]^d`` is cut into ``m^d``
+equal-width cells, and every cell count — **including the empty cells** — gets ``Lap(1/epsilon)`` noise. One
+record sits in exactly one cell, so the vector of counts has L1 sensitivity 1 under add/remove-one-record DP
+and the whole histogram is **one** Laplace release (``l0_sensitivity=1``: one record changes one coordinate) —
+parallel composition over the cells is the sensitivity of that vector, nothing needs to be composed by hand.
+Everything after it (weighted Lloyd on the cell centres from many initialisations, the choice among them,
+the choice of k) is post-processing and costs nothing.
 
-The three methods differ only in the number of cells ``M`` (spec §3.10, [L1999]):
+The three methods differ only in the number of cells ``M``:
 
 * **UGkM** (Qardaji et al.'s UG): ``M = N epsilon / 10``, Eq. (4.12);
 * **EUGkM** (the thesis's method): ``M = (N epsilon / theta)^(2d/(2+d))`` with ``theta = 10``, Eq. (4.13);
 * **MkM** (Lei's M-estimator grid): ``M = (N / sqrt(ln N))^(2d/(2+d))``, Eq. (4.11) (no epsilon).
 
-``m = M^(1/d)`` cells per dimension is rarely an integer; the rounding is a parameter (``"round"`` by default,
-at least 1), and the real number of cells ``m^d`` is recorded (pitfall P8). Negative and fractional noisy
-counts are **kept** (pitfall P7): a cell with centre ``c`` and noisy count ``n~`` adds ``n~`` to its cluster's
-weight and ``n~ c`` to its sum. A cluster whose total noisy weight is ``<= 0`` keeps its previous centroid
-(a post-processing rule of this implementation; the thesis only clips), and every centroid is clipped to
-``[-r, r]^d`` (Algorithm 15 line 18).
+``m = M^(1/d)`` cells per dimension is rarely an integer: the rounding is a parameter (``"round"`` by default,
+at least 1), and the real number of cells ``m^d`` is recorded. ``m`` is computed directly (in log space) and
+capped by the public ``max_cells``, so a huge ``epsilon``, ``n_public`` or a tiny ``theta`` cannot make the grid
+size overflow or loop. Negative and fractional noisy counts are **kept**: a cell with centre ``c`` and noisy
+count ``n~`` adds ``n~`` to its cluster's weight and ``n~ c`` to its sum; a cluster whose noisy weight is
+``<= 0`` keeps its previous centroid, and every centroid is clipped to ``[-r, r]^d`` (Algorithm 15 line 18).
 
-**N is treated as public**, as the thesis does for all three grid sizes (spec §3.1, pitfall P10): the grid
-size uses ``n_public`` if given, else ``len(X)`` — the thesis's (small) leak, stated here and in the chapters.
+**N is private.** The thesis treats N as public in all three grid sizes. Here the estimators spend a share
+``n_share`` of epsilon (default 5 %) on a noisy count of N and size the grid from it; ``n_public=`` publishes N
+instead. Reading ``len(X)`` silently, as the thesis does, is not "a small leak" under add/remove DP: N and N + 1
+get different grids, and the grid size shows in the output (an audit of EUGkM at epsilon = 1 on 62 against 63
+identical records tells the two apart in 3000 of 3000 runs: an empirical epsilon above 6.7, where 1 was claimed).
 """
 from __future__ import annotations
 
+import math
+from types import SimpleNamespace
+
 import numpy as np
 
-from .._validation import (check_bounds, check_data, check_epsilon, check_n_clusters, check_positive_int,
-                           check_rng)
-from ..accounting import PrivacyLedger
-from ..data import scale_to_domain, unscale_from_domain
+from .. import _kernels
+from .._validation import (MAX_ALLOCATION, BadTypeError, Epsilon, Int, Ledger, NoneOr, Options, RandomState, Real,
+                           Spec, BoundsSpec, check_data, check_epsilon, check_int, check_ledger, check_options,
+                           check_real, check_rng, is_dask_array)
+from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
-from ._base import CentroidPredictorMixin
 
 __all__ = [
     "ugkm_grid_size",
@@ -51,112 +58,346 @@ __all__ = [
 ]
 
 ROUNDINGS = ("round", "floor", "ceil")
-#: Largest number of cells a synopsis may have (a dense array of noisy counts plus the cell centres).
+#: Default public cap on the number of cells ``m^d`` of a synopsis.
 DEFAULT_MAX_CELLS = 1_000_000
+#: Largest ``max_cells`` accepted (a dense array of noisy counts and of the cell centres must fit in memory).
+MAX_CELLS = 2**27
+#: Largest number of coordinates of the initial centroids (n_init x k x d) a fit may ask for.
+_MAX_INIT_ELEMS = 2**26
+_MAX_D = 10**6
+#: Largest number of clusters (as DPLloyd: beyond it no DP k-means is meaningful).
+MAX_K = 10_000
 
 
-# --------------------------------------------------------------------------- grid sizes (public formulas)
-def _check_n(n, name="n"):
-    if isinstance(n, bool) or not np.isscalar(n) or not np.isfinite(float(n)) or float(n) < 1:
-        raise ValueError(f"{name} must be a number >= 1, got {n!r}")
-    return float(n)
+# ============================================================================ checks shared by the module
+def _check_n(n, name="n") -> float:
+    """A count N: a finite real number >= 1 (floats accepted: a published estimate need not be an integer)."""
+    return check_real(n, name, low=1.0)
 
 
-def ugkm_grid_size(n, epsilon):
-    """UGkM's total number of cells ``M = N epsilon / 10`` (Eq. 4.12; misprinted at [L1999]).
+def _check_d(d, name="d") -> int:
+    return check_int(d, name, 1, _MAX_D)
 
-    Per dimension, ``m = M^(1/d)``. For d = 2 this is UG's ``m = sqrt(N epsilon / 10)`` (Eq. 2.12).
+
+def _check_r(r, name="r") -> float:
+    return check_real(r, name, low=0.0, low_open=True)
+
+
+def _pow(x, y) -> float:
+    """``x ** y`` for x >= 0 as a float, ``inf`` on overflow (Python's ``**`` raises OverflowError instead)."""
+    with np.errstate(over="ignore"):
+        return float(np.power(np.float64(x), np.float64(y)))
+
+
+def _exp(x) -> float:
+    return math.inf if x > 709.0 else math.exp(x)
+
+
+# ============================================================================ grid sizes (public formulas)
+def _log_m_ugkm(n, epsilon, d, theta=None):
+    return math.log(n) + math.log(epsilon) - math.log(10.0)
+
+
+def _log_m_eugkm(n, epsilon, d, theta=10.0):
+    return (2.0 * d / (2.0 + d)) * (math.log(n) + math.log(epsilon) - math.log(theta))
+
+
+def _log_m_mkm(n, epsilon, d, theta=None):
+    ln = math.log(max(n, math.e))  # N <= e (only a noisy N can be that small): ln ln N taken as 0
+    return (2.0 * d / (2.0 + d)) * (ln - 0.5 * math.log(ln))
+
+
+def ugkm_grid_size(n: float, epsilon: float) -> float:
+    """UGkM's total number of cells ``M = N epsilon / 10``, Eq. (4.12).
+
+    Per dimension ``m = M^(1/d)``; for d = 2 this is UG's ``m = sqrt(N epsilon / 10)`` (Eq. 2.12). The thesis's
+    experiments section misprints it with EUGkM's exponent.
+
+    Parameters
+    ----------
+    n : float
+        The number of records N (>= 1).
+    epsilon : float
+        The budget of the histogram.
+
+    Returns
+    -------
+    float
+        M (``inf`` if it overflows a float).
+
+    Examples
+    --------
+    >>> ugkm_grid_size(5000, 0.7)
+    350.0
     """
-    return _check_n(n) * check_epsilon(epsilon) / 10.0
+    return _check_n(n) * check_epsilon(epsilon) / 10.0  # inf on overflow (float multiplication)
 
 
-def eugkm_grid_size(n, epsilon, d, theta=10.0):
-    """EUGkM's total number of cells ``M = (N epsilon / theta)^(2d/(2+d))`` (Eq. 4.13, theta = 10)."""
-    d = check_positive_int(d, "d")
-    theta = check_epsilon(theta, "theta")
-    return (_check_n(n) * check_epsilon(epsilon) / theta) ** (2.0 * d / (2.0 + d))
+def eugkm_grid_size(n: float, epsilon: float, d: int, theta: float = 10.0) -> float:
+    """EUGkM's total number of cells ``M = (N epsilon / theta)^(2d/(2+d))``, Eq. (4.13).
+
+    The exponent balances the noise variance of a range query (grows like M) against the bias of the cells its
+    faces cut (falls like ``M^(-2/d)``); ``theta = 10`` was tuned by the thesis on Synthe-PT.
+
+    Parameters
+    ----------
+    n : float
+        The number of records N (>= 1).
+    epsilon : float
+        The budget of the histogram.
+    d : int
+        The dimension.
+    theta : float, default 10
+        The constant of Eq. (4.13), > 0.
+
+    Returns
+    -------
+    float
+        M (``inf`` if it overflows a float).
+
+    Examples
+    --------
+    >>> round(eugkm_grid_size(48841, 1.0, 6), 1)
+    341331.9
+    """
+    n, eps, d = _check_n(n), check_epsilon(epsilon), _check_d(d)
+    theta = check_real(theta, "theta", low=0.0, low_open=True)
+    with np.errstate(over="ignore"):
+        base = np.float64(n) * eps / theta
+    return _pow(base, 2.0 * d / (2.0 + d))
 
 
-def mkm_grid_size(n, d):
-    """MkM's total number of cells ``M = (N / sqrt(ln N))^(2d/(2+d))`` (Eq. 4.11; natural log; no epsilon)."""
+def mkm_grid_size(n: float, d: int) -> float:
+    """MkM's total number of cells ``M = (N / sqrt(ln N))^(2d/(2+d))``, Eq. (4.11) (natural log; no epsilon).
+
+    Parameters
+    ----------
+    n : float
+        The number of records N (> 1, since ``ln 1 = 0``).
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    float
+        M (``inf`` if it overflows a float).
+
+    Examples
+    --------
+    >>> round(mkm_grid_size(5000, 2) ** 0.5, 2)
+    41.39
+    """
     n = _check_n(n)
-    d = check_positive_int(d, "d")
-    if n <= 1:
-        raise ValueError("n must be > 1 for MkM (ln N = 0)")
-    return (n / np.sqrt(np.log(n))) ** (2.0 * d / (2.0 + d))
+    d = _check_d(d)
+    if n <= 1.0:
+        raise ValueError("n must be > 1 for MkM (ln N = 0 in Eq. 4.11)")
+    return _pow(n / math.sqrt(math.log(n)), 2.0 * d / (2.0 + d))
 
 
-def cells_per_dimension(M, d, rounding="round"):
-    """Integer cells per dimension ``m`` from a total ``M``: ``round``/``floor``/``ceil`` of ``M^(1/d)``, at least 1.
+def _round_root(root: float, rounding: str) -> float:
+    root_r = round(root, 9) if root < 1e6 else root  # guard 2.9999999 -> 3 before floor/ceil
+    return {"round": np.round(root), "floor": math.floor(root_r), "ceil": math.ceil(root_r)}[rounding]
 
-    The thesis leaves the rounding open (pitfall P8): e.g. Lifesci at epsilon = 0.05 has ``M = 3494``, ``m = 2.26``;
-    floor and round give ``2^10 = 1024`` cells, ceil ``3^10 = 59,049``.
+
+def cells_per_dimension(M: float, d: int, rounding: str = "round") -> int:
+    """Integer cells per dimension ``m`` from a total ``M``: round, floor or ceil of ``M^(1/d)``, at least 1.
+
+    The thesis leaves the rounding open: Lifesci at epsilon = 0.05 has ``M = 3494``, ``m = 2.26``; floor and round
+    give ``2^10 = 1024`` cells, ceil ``3^10 = 59,049``.
+
+    Parameters
+    ----------
+    M : float
+        Total number of cells (finite, > 0).
+    d : int
+        The dimension.
+    rounding : {"round", "floor", "ceil"}
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> cells_per_dimension(3494, 10), cells_per_dimension(3494, 10, "ceil")
+    (2, 3)
     """
-    d = check_positive_int(d, "d")
-    if rounding not in ROUNDINGS:
-        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
-    if not (np.isfinite(M) and M > 0):
-        raise ValueError(f"M must be finite and > 0, got {M!r}")
-    root = float(M) ** (1.0 / d)
-    root_r = np.round(root, 9)  # guard 2.9999999 -> 3 before floor/ceil
-    m = {"round": np.round(root), "floor": np.floor(root_r), "ceil": np.ceil(root_r)}[rounding]
-    return max(1, int(m))
+    M = check_real(M, "M", low=0.0, low_open=True)
+    d = _check_d(d)
+    rounding = check_options(rounding, "rounding", ROUNDINGS)
+    return max(1, int(_round_root(M ** (1.0 / d), rounding)))
 
 
-# --------------------------------------------------------------------------- EUGkM error model
-def eugkm_variance_m(M, n, epsilon, d, k, r=1.0):
-    """Variance of EUGkM's centroids for a grid of ``M`` cells, Eq. (4.15): ``2 d M r^2 k^((d-2)/d) / (3 N^2 eps^2)``."""
-    d = check_positive_int(d, "d")
-    k = check_positive_int(k, "k")
+def _too_many_cells(m: int, d: int, cap: int = MAX_CELLS) -> bool:
+    """``m^d > cap``, without building a huge integer."""
+    if m == 1:
+        return False
+    if d * math.log(m) > math.log(cap) + 1e-6:
+        return True
+    return m ** d > cap
+
+
+def _max_m(d: int, max_cells: int) -> int:
+    """The largest integer m with ``m^d <= max_cells`` (computed directly, corrected by exact integer powers)."""
+    if 2 ** min(d, 64) > max_cells:
+        return 1
+    m = max(1, int(max_cells ** (1.0 / d)))
+    while m > 1 and m ** d > max_cells:
+        m -= 1
+    while (m + 1) ** d <= max_cells:
+        m += 1
+    return m
+
+
+def _cells_from_log(log_M: float, d: int, rounding: str, max_cells: int) -> int:
+    """Cells per dimension for ``M = exp(log_M)``: rounded, at least 1, at most the public cap (no loop over m)."""
+    cap = _max_m(d, max_cells)
+    log_root = log_M / d
+    if log_root >= math.log(cap + 1.0):
+        return cap
+    return int(min(cap, max(1, _round_root(math.exp(log_root), rounding))))
+
+
+# ============================================================================ EUGkM error model
+def eugkm_variance_m(M: float, n: float, epsilon: float, d: int, k: int, r: float = 1.0) -> float:
+    """Variance of EUGkM's centroids for a grid of ``M`` cells, Eq. (4.15).
+
+    ``2 d M r^2 k^((d-2)/d) / (3 N^2 epsilon^2)`` (k equal cubic clusters of N/k points).
+
+    Parameters
+    ----------
+    M : float
+        Number of cells (> 0).
+    n, epsilon, d, k, r : float, float, int, int, float
+        N, the histogram's budget, the dimension, the number of clusters and the half-width of the domain.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(eugkm_variance_m(250, 5000, 0.5, 2, 15), 8)
+    5.333e-05
+    """
+    M = check_real(M, "M", low=0.0, low_open=True)
     n, eps = _check_n(n), check_epsilon(epsilon)
-    return 2.0 * d * M * r ** 2 * k ** ((d - 2.0) / d) / (3.0 * n ** 2 * eps ** 2)
+    d, k, r = _check_d(d), check_int(k, "k", 1, MAX_ALLOCATION), _check_r(r)
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.float64(2.0 * d * r * r) * M * _pow(k, (d - 2.0) / d) / (3.0 * np.float64(n) ** 2 * eps ** 2))
 
 
-def eugkm_variance(n, epsilon, d, k, r=1.0, theta=10.0):
+def eugkm_variance(n: float, epsilon: float, d: int, k: int, r: float = 1.0, theta: float = 10.0) -> float:
     """``Var_EUGkM(eps) = 2 d r^2 k^((d-2)/d) / (3 theta^(2d/(2+d)) (N eps)^(4/(2+d)))``, Eq. (4.18).
 
-    This is Eq. (4.15) at EUGkM's grid size ``M = (N eps/theta)^(2d/(2+d))`` (real-valued, unrounded).
-    """
-    d = check_positive_int(d, "d")
-    k = check_positive_int(k, "k")
-    n, eps = _check_n(n), check_epsilon(epsilon)
-    return 2.0 * d * r ** 2 * k ** ((d - 2.0) / d) / (3.0 * theta ** (2.0 * d / (2.0 + d))
-                                                       * (n * eps) ** (4.0 / (2.0 + d)))
+    Eq. (4.15) at EUGkM's grid size (real-valued, unrounded). The thesis calls it a lower bound of the error.
 
-
-def eugkm_bias(n, epsilon, d, r=1.0, theta=10.0):
-    """The squared-bias bound ``d r^2 / (N eps/theta)^(4/(2+d))``, Eq. (4.19) (= Eq. 4.16 at EUGkM's M).
-
-    The thesis names it "Bias"; it is the bound on the **squared** bias, ``d r^2 / M^(2/d)``.
-    """
-    d = check_positive_int(d, "d")
-    n, eps = _check_n(n), check_epsilon(epsilon)
-    return d * r ** 2 / (n * eps / theta) ** (4.0 / (2.0 + d))
-
-
-# --------------------------------------------------------------------------- the synopsis
-class GridSynopsis:
-    """A released noisy histogram on an ``m^d`` grid over ``[-r, r]^d`` (everything here is public).
-
-    Attributes
+    Parameters
     ----------
-    counts : ndarray (m^d,)
-        Noisy counts in C order of the cell multi-index, negatives kept.
-    m, d, r : the grid (``m`` cells per dimension).
-    epsilon : the budget it cost.
+    n, epsilon, d, k : float, float, int, int
+        N, the histogram's budget, the dimension, the number of clusters.
+    r : float, default 1
+        Half-width of the scaled domain.
+    theta : float, default 10
+        The constant of Eq. (4.13).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> f"{eugkm_variance(107091, 0.1, 2, 5):.3g}"
+    '1.25e-05'
+    """
+    n, eps = _check_n(n), check_epsilon(epsilon)
+    d, k, r = _check_d(d), check_int(k, "k", 1, MAX_ALLOCATION), _check_r(r)
+    theta = check_real(theta, "theta", low=0.0, low_open=True)
+    log_den = (math.log(3.0) + (2.0 * d / (2.0 + d)) * math.log(theta)
+               + (4.0 / (2.0 + d)) * (math.log(n) + math.log(eps)))
+    log_num = math.log(2.0 * d) + 2.0 * math.log(r) + ((d - 2.0) / d) * math.log(k)
+    return _exp(log_num - log_den)
+
+
+def eugkm_bias(n: float, epsilon: float, d: int, r: float = 1.0, theta: float = 10.0) -> float:
+    """The squared-bias bound ``d r^2 / (N eps / theta)^(4/(2+d))``, Eq. (4.19) (= Eq. 4.16 at EUGkM's M).
+
+    The thesis names it "Bias"; it bounds the **squared** bias, ``d r^2 / M^(2/d)``.
+
+    Parameters
+    ----------
+    n, epsilon, d : float, float, int
+        N, the histogram's budget, the dimension.
+    r : float, default 1
+    theta : float, default 10
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(eugkm_bias(5000, 1.0, 2), 6)
+    0.004
+    """
+    n, eps, d, r = _check_n(n), check_epsilon(epsilon), _check_d(d), _check_r(r)
+    theta = check_real(theta, "theta", low=0.0, low_open=True)
+    return _exp(math.log(d) + 2.0 * math.log(r) - (4.0 / (2.0 + d)) * (math.log(n) + math.log(eps)
+                                                                         - math.log(theta)))
+
+
+# ============================================================================ the synopsis
+class GridSynopsis:
+    """A released noisy histogram on an ``m^d`` grid over ``[-r, r]^d``. Everything in it is public.
+
+    Parameters
+    ----------
+    counts : array of shape (m^d,)
+        Noisy counts in C order of the cell multi-index (negative values kept).
+    m : int
+        Cells per dimension.
+    d : int
+        Dimension.
+    r : float
+        Half-width of the domain.
+    epsilon : float
+        The budget the histogram cost (for the record).
+
+    Examples
+    --------
+    >>> syn = GridSynopsis([3.0, -1.0, 0.5, 7.5], m=2, d=2, r=1.0, epsilon=1.0)
+    >>> syn.cell_centres().tolist()
+    [[-0.5, -0.5], [-0.5, 0.5], [0.5, -0.5], [0.5, 0.5]]
+    >>> syn.total()
+    10.0
     """
 
-    def __init__(self, counts, m, d, r, epsilon):
-        self.counts = np.asarray(counts, dtype=float)
-        self.m, self.d, self.r, self.epsilon = int(m), int(d), float(r), float(epsilon)
+    def __init__(self, counts, m: int, d: int, r: float, epsilon: float):
+        self.m = check_int(m, "m", 1, MAX_CELLS)
+        self.d = _check_d(d)
+        self.r = _check_r(r)
+        self.epsilon = check_epsilon(epsilon)
+        if _too_many_cells(self.m, self.d):
+            raise ValueError(f"m^d = {self.m}^{self.d} cells exceeds the cap of {MAX_CELLS} cells")
+        self.counts = check_data(counts, "counts", ndim=1)
+        if self.counts.shape[0] != self.m ** self.d:
+            raise ValueError(f"counts has {self.counts.shape[0]} entries, expected m^d = {self.m ** self.d}")
         self._centres = None
 
+    @classmethod
+    def _trusted(cls, counts, m, d, r, epsilon):
+        syn = cls.__new__(cls)
+        syn.counts, syn.m, syn.d, syn.r, syn.epsilon = counts, int(m), int(d), float(r), float(epsilon)
+        syn._centres = None
+        return syn
+
     @property
-    def n_cells(self):
+    def n_cells(self) -> int:
+        """``m^d``."""
         return self.m ** self.d
 
-    def cell_centres(self):
-        """Cell centres ``-r + (i + 1/2) 2r/m`` for every cell, shape (m^d, d), in the order of ``counts``."""
+    def cell_centres(self) -> np.ndarray:
+        """Cell centres ``-r + (i + 1/2) 2r/m`` of every cell, shape (m^d, d), in the order of ``counts``."""
         if self._centres is None:
             axis = -self.r + (np.arange(self.m) + 0.5) * (2.0 * self.r / self.m)
             strides = np.int64(self.m) ** np.arange(self.d - 1, -1, -1, dtype=np.int64)
@@ -164,300 +405,299 @@ class GridSynopsis:
             self._centres = axis[idx]
         return self._centres
 
-    def total(self):
-        """The noisy total count ``sum n~`` (a free, post-processed estimate of N)."""
+    def total(self) -> float:
+        """The noisy total ``sum n~`` (a free, post-processed estimate of N)."""
         return float(self.counts.sum())
 
-    def nicv(self, centroids):
-        """NICV *relative to the synopsis*: ``sum_c n~_c min_j ||c - o_j||^2 / sum_c n~_c`` (spec §4.1 reading).
+    def _check_centroids(self, centroids, name):
+        C = np.asarray(centroids) if not isinstance(centroids, (str, bytes)) else centroids
+        if isinstance(C, np.ndarray) and C.ndim == 3:
+            flat = check_data(C.reshape(-1, C.shape[-1]) if C.size else C.reshape(0, self.d), name,
+                              n_features=self.d)
+            return flat.reshape(C.shape), False
+        return check_data(C, name, n_features=self.d)[None], True
 
-        ``centroids`` may be (k, d) or a batch (B, k, d); returns a float or an array of B values.
+    def _costs(self, C):
+        """Synopsis cost ``sum_c n~_c min_j ||c - o_j||^2`` of every run of C (B, k, d) (trusting)."""
+        P = self.cell_centres()
+        return np.array([_kernels.wcss(P, C[b], self.counts) for b in range(C.shape[0])])
+
+    def nicv(self, centroids):
+        """NICV relative to the synopsis: ``sum_c n~_c min_j ||c - o_j||^2 / sum_c n~_c``.
+
+        Parameters
+        ----------
+        centroids : array (k, d) or (B, k, d)
+
+        Returns
+        -------
+        float, or array of B floats
         """
-        C = np.asarray(centroids, dtype=float)
-        single = C.ndim == 2
-        C = C[None] if single else C
-        if self.d == 2 and C.shape[1] < self.m:  # the interval form pays off when k < m
-            val = self._grid2d().nicv(C)
-        else:
-            P = self.cell_centres()
-            val = np.array([_batched_sq_dist(P, C[b:b + 1])[0].min(axis=1) @ self.counts
-                            for b in range(C.shape[0])])
-            val = val / self.total()  # one run at a time: memory O(cells * k), not O(runs * cells * k)
+        C, single = self._check_centroids(centroids, "centroids")
+        val = self._costs(C) / self.total()
         return float(val[0]) if single else val
 
-    def _grid2d(self):
-        if getattr(self, "_g2", None) is None:
-            self._g2 = _Grid2D(self.counts, self.m, self.r)
-        return self._g2
-
-    def lloyd(self, init, max_iter=30, tol=1e-4):
+    def lloyd(self, init, max_iter: int = 30, tol: float = 1e-4):
         """Weighted Lloyd on the cell centres from ``init`` ((k, d) or (B, k, d)); see :func:`weighted_lloyd`.
 
-        In 2-D the same iterations run on the exact Voronoi-interval form of the grid (:class:`_Grid2D`), which
-        never visits every cell; the result is that of :func:`weighted_lloyd` on the cell centres (tested).
+        Returns
+        -------
+        (centroids, n_iter)
+            Same shape as ``init``; an int, or an array of B ints.
         """
-        C = np.asarray(init, dtype=float)
-        if self.d == 2 and C.shape[-2] < self.m:  # the interval form pays off when k < m
-            single = C.ndim == 2
-            cents, iters = self._grid2d().lloyd(C[None] if single else C, max_iter, tol)
-            return (cents[0], int(iters[0])) if single else (cents, iters)
-        return weighted_lloyd(self.cell_centres(), self.counts, init, r=self.r, max_iter=max_iter, tol=tol)
+        C, single = self._check_centroids(init, "init")
+        max_iter = check_int(max_iter, "max_iter", 1, 10**6)
+        tol = check_real(tol, "tol", low=0.0)
+        cents, iters = _lloyd_runs(self.cell_centres(), self.counts, C, self.r, max_iter, tol)
+        return (cents[0], int(iters[0])) if single else (cents, iters)
 
 
-class _Grid2D:
-    """Exact Lloyd statistics on a 2-D grid by Voronoi intervals: O(m k^2) per assignment instead of O(m^2 k).
-
-    Along a grid row (first coordinate u fixed) the squared distance from cell centre (u, v) to centroid j is
-    ``v^2 - 2 v c_j1 + (c_j1^2 + (u - c_j0)^2)`` — linear in v up to the common ``v^2`` — so the cells nearest to
-    centroid j form ONE contiguous run of the row. Its ends follow from the k - 1 pairwise comparisons (ties go
-    to the lowest index, as ``argmin`` does), and the run's weight and weighted sums from prefix sums along the
-    row. The result equals the brute-force assignment of every cell (tested), without touching every cell.
-    """
-
-    def __init__(self, counts, m, r):
-        W = np.asarray(counts, dtype=float).reshape(m, m)  # W[i, j]: first-coordinate bin i, second bin j
-        self.m, self.r, self.h = m, float(r), 2.0 * r / m
-        self.axis = -r + (np.arange(m) + 0.5) * self.h
-        zero = np.zeros((m, 1))
-        ax = self.axis
-        self.pw = np.hstack([zero, np.cumsum(W, axis=1)])
-        self.pv = np.hstack([zero, np.cumsum(W * ax[None, :], axis=1)])
-        self.pq = np.hstack([zero, np.cumsum(W * (ax[:, None] ** 2 + ax[None, :] ** 2), axis=1)])
-        self.total = float(W.sum())
-
-    def stats(self, C):
-        """(B, k, 4): per cluster the totals of w, w u, w v and w (u^2 + v^2) for centroids C (B, k, 2)."""
-        B, k, _ = C.shape
-        step = max(1, 2_000_000 // (self.m * k * k))  # bound the (runs, m, k, k) temporaries
-        if B > step:
-            return np.concatenate([self._stats(C[i:i + step]) for i in range(0, B, step)])
-        return self._stats(C)
-
-    def _stats(self, C):
-        m, r, h, axis = self.m, self.r, self.h, self.axis
-        B, k, _ = C.shape
-        c0, c1 = C[:, :, 0], C[:, :, 1]
-        a = c1[:, None, :] ** 2 + (axis[None, :, None] - c0[:, None, :]) ** 2  # (B, m, k)
-        dc = (c1[:, None, :] - c1[:, :, None])[:, None]  # (B, 1, j, j'): c_j'1 - c_j1
-        da = a[:, :, None, :] - a[:, :, :, None]  # (B, m, j, j'): a_j' - a_j
-        jj = np.arange(k)
-        strict = jj[None, :] < jj[:, None]  # j' < j: j must win strictly (ties go to the lower index)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (da / (2.0 * dc) + r) / h - 0.5  # the bound on the cell index of the row
-        up, dn = dc > 0, dc < 0
-        hi = np.where(up, np.where(strict, np.ceil(t), np.floor(t) + 1.0), float(m))
-        lo = np.where(dn, np.where(strict, np.floor(t) + 1.0, np.ceil(t)), 0.0)
-        lose = ~(up | dn) & ((da < 0) | ((da == 0) & strict))  # equal c_1: the row goes to the smaller a
-        hi = np.where(lose, 0.0, hi)
-        eye = np.eye(k, dtype=bool)
-        hi = np.clip(np.where(eye, float(m), hi).min(axis=3), 0, m).astype(np.int64)  # (B, m, k)
-        lo = np.clip(np.where(eye, 0.0, lo).max(axis=3), 0, m).astype(np.int64)
-        lo = np.minimum(lo, hi)
-        rows = np.arange(m)[None, :, None]
-        sw = self.pw[rows, hi] - self.pw[rows, lo]
-        sv = self.pv[rows, hi] - self.pv[rows, lo]
-        sq = self.pq[rows, hi] - self.pq[rows, lo]
-        return np.stack([sw.sum(axis=1), (sw * axis[None, :, None]).sum(axis=1), sv.sum(axis=1), sq.sum(axis=1)],
-                        axis=2)
-
-    def nicv(self, C):
-        st = self.stats(C)
-        val = st[:, :, 3] - 2.0 * (C[:, :, 0] * st[:, :, 1] + C[:, :, 1] * st[:, :, 2]) + (C * C).sum(2) * st[:, :, 0]
-        return val.sum(axis=1) / self.total
-
-    def lloyd(self, init, max_iter, tol):
-        C = np.array(init, dtype=float)
-        B = C.shape[0]
-        n_iter = np.zeros(B, dtype=int)
-        act = np.arange(B)
-        for _ in range(int(max_iter)):
-            Ca = C[act]
-            st = self.stats(Ca)
-            cnt = st[:, :, 0]
-            ok = cnt > 0
-            new = np.where(ok[:, :, None], st[:, :, 1:3] / np.where(ok, cnt, 1.0)[:, :, None], Ca)
-            np.clip(new, -self.r, self.r, out=new)
-            moved = np.abs(new - Ca).max(axis=(1, 2)) > tol * self.r
-            C[act] = new
-            n_iter[act] += 1
-            act = act[moved]
-            if act.size == 0:
-                break
-        return C, n_iter
+def _lloyd_runs(P, w, C0, r, max_iter, tol):
+    """Weighted Lloyd (the shared kernel) from every init of C0 (B, k, d): clipped to [-r, r], a cluster of
+    noisy weight <= 0 keeps its centroid, stop when no centroid moves by more than ``tol * r``."""
+    out = np.empty_like(C0)
+    iters = np.empty(C0.shape[0], dtype=int)
+    for b in range(C0.shape[0]):  # a loop over initialisations; each run is vectorised over the cells
+        out[b], iters[b] = _kernels.lloyd(P, C0[b], weights=w, max_iter=max_iter, tol=tol * r, min_weight=0.0,
+                                          clip=(-r, r))
+    return out, iters
 
 
-def _batched_sq_dist(P, C):
-    """Squared distances between points ``P`` (M, d) and each centroid set ``C`` (B, k, d) -> (B, M, k)."""
-    pn = (P * P).sum(axis=1)
-    cn = (C * C).sum(axis=2)  # (B, k)
-    d2 = pn[None, :, None] - 2.0 * np.einsum("md,bkd->bmk", P, C, optimize=True) + cn[:, None, :]
-    return np.maximum(d2, 0.0)
+def weighted_lloyd(points, weights, init, r: float = 1.0, max_iter: int = 30, tol: float = 1e-4):
+    """Lloyd's algorithm on weighted points (SYNOPSISLLOYD, Algorithm 15 lines 12–21), from one or several inits.
 
-
-def weighted_lloyd(points, weights, init, r=1.0, max_iter=30, tol=1e-4):
-    """Lloyd's algorithm on weighted points (SYNOPSISLLOYD, Algorithm 15 lines 12–21), batched over inits.
+    Every point is assigned to its nearest centroid (ties to the lowest index) before any centroid moves; a
+    centroid becomes the weighted mean of its points, clipped to ``[-r, r]^d`` (line 18). Weights may be negative
+    (noisy counts are kept as they are): a cluster whose total weight is ``<= 0`` keeps its previous centroid.
+    With negative weights Lloyd need not converge, hence the cap ``max_iter`` (the thesis's "until no more
+    changes" gives none).
 
     Parameters
     ----------
-    points : ndarray (M, d) shared by every run, or (B, M, d) one set per run.
-    weights : ndarray (M,) or (B, M); may be negative (noisy counts are kept as they are, pitfall P7).
-    init : ndarray (k, d) or (B, k, d) initial centroids.
-    r : float
-        Centroids are clipped to ``[-r, r]^d`` after every update (Alg. 15 line 18).
-    max_iter, tol : int, float
-        At most ``max_iter`` iterations (with negative weights convergence is not guaranteed); a run stops
-        when no centroid coordinate moves by more than ``tol * r`` (the thesis's "until no more changes";
-        the tolerance is this implementation's).
-
-    Every point is assigned to its nearest centroid (ties to the lowest index) before any centroid moves.
-    A cluster with total weight ``<= 0`` keeps its previous centroid. Runs that have converged leave the
-    batch, so the cost is the sum of the runs' own iteration counts.
+    points : array (M, d)
+    weights : array (M,)
+    init : array (k, d) or (B, k, d)
+        Initial centroids (one run per (k, d) slice).
+    r : float, default 1
+        Centroids are clipped to ``[-r, r]^d``.
+    max_iter : int, default 30
+    tol : float, default 1e-4
+        A run stops when no centroid moves by more than ``tol * r`` (Euclidean).
 
     Returns
     -------
-    centroids : ndarray, same shape as ``init``; n_iter : int or ndarray (B,) iterations each run took.
+    (centroids, n_iter)
+        Same shape as ``init``; an int, or an array of B ints.
+
+    Examples
+    --------
+    >>> C, it = weighted_lloyd([[-0.5], [0.5], [0.6]], [2.0, 1.0, 1.0], [[-0.1], [0.1]])
+    >>> C.round(3).tolist()
+    [[-0.5], [0.55]]
     """
-    C = np.array(init, dtype=float)
-    single = C.ndim == 2
-    if single:
-        C = C[None]
-    B, k, d = C.shape
-    P = np.asarray(points, dtype=float)
-    W = np.asarray(weights, dtype=float)
-    shared = P.ndim == 2
-    if shared:
-        M = P.shape[0]
-        WP = np.column_stack([W, W[:, None] * P])  # (M, 1 + d): weight and weighted coordinates
-        Pcols = [np.ascontiguousarray(P[:, i]) for i in range(d)]
-        chunk = max(1, 250_000 // max(1, M * k))
-    n_iter = np.zeros(B, dtype=int)
-    act = np.arange(B)
-    tiled, tiled_for = None, -1
-    for _ in range(int(max_iter)):
-        Ca = C[act]
-        b = act.size
-        if shared:
-            # argmin_j ||p - c_j||^2 = argmin_j (||c_j||^2 - 2 p.c_j), in chunks of runs small enough to stay
-            # in cache (the (M, runs, k) score array is the whole cost of an iteration)
-            stats = np.empty((b, k, d + 1))
-            for s0 in range(0, b, chunk):
-                Cc = Ca[s0:s0 + chunk]
-                bc = Cc.shape[0]
-                Cf = Cc.reshape(bc * k, d)
-                if d <= 2:  # outer products beat a BLAS call with an inner dimension of 1 or 2
-                    score = np.multiply.outer(Pcols[0], -2.0 * Cf[:, 0])
-                    for i in range(1, d):
-                        score += np.multiply.outer(Pcols[i], -2.0 * Cf[:, i])
-                else:
-                    score = P @ (-2.0 * Cf.T)
-                score += (Cf * Cf).sum(axis=1)
-                lab = score.reshape(M, bc, k).argmin(axis=2)  # (M, bc)
-                if d <= 2:  # a few bincounts over (M, bc) labels
-                    lab += (np.arange(bc) * k)[None, :]
-                    flat = lab.ravel()
-                    if tiled_for != bc:
-                        tiled = [np.repeat(WP[:, i], bc) for i in range(d + 1)]
-                        tiled_for = bc
-                    stats[s0:s0 + bc] = np.stack([np.bincount(flat, weights=tw, minlength=bc * k)
-                                                  for tw in tiled], axis=1).reshape(bc, k, d + 1)
-                else:  # one BLAS product per run: one-hot (k, M) @ (M, 1 + d)
-                    ks = np.arange(k)[:, None]
-                    for j in range(bc):
-                        stats[s0 + j] = (lab[:, j][None, :] == ks).astype(float) @ WP
-        else:
-            Pa, Wa = P[act], W[act]
-            d2 = ((Pa[:, :, None, :] - Ca[:, None, :, :]) ** 2).sum(axis=3)
-            lab = d2.argmin(axis=2)  # (b, M)
-            flat = (lab + (np.arange(b) * k)[:, None]).ravel()
-            stats = np.stack([np.bincount(flat, weights=Wa.ravel(), minlength=b * k)]
-                             + [np.bincount(flat, weights=(Wa * Pa[:, :, i]).ravel(), minlength=b * k)
-                                for i in range(d)], axis=1).reshape(b, k, d + 1)
-        cnt = stats[:, :, 0]
-        ok = cnt > 0
-        new = np.where(ok[:, :, None], stats[:, :, 1:] / np.where(ok, cnt, 1.0)[:, :, None], Ca)
-        np.clip(new, -r, r, out=new)
-        moved = np.abs(new - Ca).max(axis=(1, 2)) > tol * r
-        C[act] = new
-        n_iter[act] += 1
-        act = act[moved]
-        if act.size == 0:
-            break
-    return (C[0], int(n_iter[0])) if single else (C, n_iter)
+    P = check_data(points, "points")
+    w = check_data(weights, "weights", ndim=1)
+    if w.shape[0] != P.shape[0]:
+        raise ValueError(f"weights has {w.shape[0]} entries, points has {P.shape[0]} rows")
+    r = _check_r(r)
+    max_iter = check_int(max_iter, "max_iter", 1, 10**6)
+    tol = check_real(tol, "tol", low=0.0)
+    A = np.asarray(init) if not isinstance(init, (str, bytes)) else init
+    if isinstance(A, np.ndarray) and A.ndim == 3:
+        C = check_data(A.reshape(-1, A.shape[-1]), "init", n_features=P.shape[1]).reshape(A.shape)
+        return _lloyd_runs(P, w, C, r, max_iter, tol)
+    C = check_data(A, "init", n_features=P.shape[1])
+    cents, iters = _lloyd_runs(P, w, C[None], r, max_iter, tol)
+    return cents[0], int(iters[0])
 
 
-def noisy_grid_synopsis(Z, m, epsilon, r=1.0, rng=None, *, ledger=None, name="grid synopsis"):
-    """Noisy histogram of ``Z`` (already in ``[-r, r]^d``) on an ``m^d`` grid, Algorithm 15 lines 7–11.
+def _cell_index(Z, m, r):
+    """C-order flat cell index of every row of Z in an m^d grid over [-r, r]^d (rows outside go to edge cells)."""
+    d = Z.shape[1]
+    flat = np.zeros(Z.shape[0], dtype=np.int64)
+    scale = m / (2.0 * r)
+    for i in range(d):  # a loop over dimensions, each a vectorised pass over the points
+        idx = np.floor((Z[:, i] + r) * scale).astype(np.int64)
+        np.clip(idx, 0, m - 1, out=idx)
+        flat *= m
+        flat += idx
+    return flat
 
-    Points are binned with ``np.ravel_multi_index`` + ``np.bincount`` (a point exactly at ``+r`` goes to the
-    last cell). **Every** one of the ``m^d`` cells gets ``Lap(1/epsilon)``, empty ones included; the cells are
-    disjoint, so the whole vector has L1 sensitivity 1 under add/remove and costs ``epsilon`` (one ledger entry).
-    Memory: the ``m^d`` counts plus an (N,) index array.
+
+def _histogram(Z, m, r):
+    """Exact counts of the m^d cells. A dask array is reduced on the workers (one partial histogram per block
+    of rows, summed); only the m^d totals reach the driver."""
+    n_cells = m ** Z.shape[1]
+    if not is_dask_array(Z):
+        return np.bincount(_cell_index(Z, m, r), minlength=n_cells).astype(float)
+    Z = Z.rechunk({1: -1})
+    parts = Z.map_blocks(lambda b: np.bincount(_cell_index(b, m, r), minlength=n_cells).astype(float)[None, :],
+                         dtype=float, chunks=((1,) * Z.numblocks[0], (n_cells,)))
+    return np.asarray(parts.sum(axis=0).compute(), dtype=float)
+
+
+def _noisy_histogram(Z, m, epsilon, r, rng, ledger, name):
+    """The synopsis (trusting): exact counts of the m^d cells, then ONE Laplace release of the whole vector."""
+    d = Z.shape[1]
+    hist = _histogram(Z, m, r)
+    noisy = laplace_mechanism(hist, 1.0, epsilon, rng, l0_sensitivity=1, ledger=ledger,
+                              name=f"{name}: histogram of {m}^{d} = {m ** d} cells")
+    return GridSynopsis._trusted(np.atleast_1d(noisy), m, d, r, epsilon)
+
+
+def noisy_grid_synopsis(Z, m: int, epsilon: float, r: float = 1.0, rng=None, *, ledger=None,
+                        name: str = "grid synopsis") -> GridSynopsis:
+    """Noisy histogram of ``Z`` (points in ``[-r, r]^d``) on an ``m^d`` grid, Algorithm 15 lines 7–11.
+
+    **Every** one of the ``m^d`` cells gets Laplace noise of scale ``1/epsilon``, empty ones included. One record
+    changes one count by one, so the count vector has L1 sensitivity 1 and is released by **one** call of
+    :func:`~dpclust_core.mechanisms.laplace_mechanism` (``l0_sensitivity=1``), which costs ``epsilon`` whatever
+    the number of cells. A point exactly at ``+r`` goes to the last cell; points outside ``[-r, r]`` go to the
+    edge cells (scale your data into the domain first, e.g. with :func:`~dpclust_core.data.scale_to_domain`).
+
+    Parameters
+    ----------
+    Z : array (N, d)
+        The points, already in ``[-r, r]^d``.
+    m : int
+        Cells per dimension (``m^d`` at most ``MAX_CELLS``).
+    epsilon : float
+        The histogram's budget.
+    r : float, default 1
+    rng : None, int or Generator
+    ledger : PrivacyLedger, optional
+        Where the release is recorded (one entry).
+    name : str
+        Prefix of the ledger entry.
+
+    Returns
+    -------
+    GridSynopsis
+
+    Examples
+    --------
+    >>> from dpclust_core import PrivacyLedger
+    >>> led = PrivacyLedger()
+    >>> syn = noisy_grid_synopsis(np.zeros((100, 2)), 4, 1.0, rng=0, ledger=led)
+    >>> syn.counts.shape, led.epsilon, len(led)
+    ((16,), 1.0, 1)
     """
     Z = check_data(Z, "Z")
-    n, d = Z.shape
-    m = check_positive_int(m, "m")
+    d = Z.shape[1]
+    m = check_int(m, "m", 1, MAX_CELLS)
+    if _too_many_cells(m, d):
+        raise ValueError(f"m^d = {m}^{d} cells exceeds the cap of {MAX_CELLS} cells")
     eps = check_epsilon(epsilon)
-    if isinstance(r, bool) or not (np.isscalar(r) and np.isfinite(r) and r > 0):
-        raise ValueError(f"r must be finite and > 0, got {r!r}")
-    r = float(r)
-    rng = check_rng(rng)
-    idx = np.floor((Z + r) * (m / (2.0 * r))).astype(np.int64)
-    np.clip(idx, 0, m - 1, out=idx)
-    if 1 < d <= 32:
-        flat = np.ravel_multi_index(tuple(idx.T), (m,) * d)
-    else:  # numpy's ravel_multi_index takes at most 32 dimensions; same C-order index by a dot product
-        flat = idx @ (np.int64(m) ** np.arange(d - 1, -1, -1, dtype=np.int64))
-    hist = np.bincount(flat, minlength=m ** d).astype(float)
-    noisy = laplace_mechanism(hist, 1.0, eps, rng, ledger=ledger,
-                              name=f"{name}: Lap(1/eps) on all {m}^{d}={m ** d} cells (disjoint, L1 sens 1)")
-    return GridSynopsis(noisy, m, d, r, eps)
+    r = _check_r(r)
+    rng = check_rng(rng, "rng")
+    check_ledger(ledger)
+    return _noisy_histogram(Z, m, eps, r, rng, ledger, str(name))
 
 
-# --------------------------------------------------------------------------- estimators
-def _initial_centroids(init, n_init, k, d, r, low, high, rng):
-    """(B, k, d) initial centroids in the scaled domain: sphere packing (Alg. 12), uniform random, or given."""
-    if isinstance(init, str):
-        if init == "sphere_packing":
-            from .lloyd import sphere_packing_centroids
-            return np.stack([_sphere_packing(sphere_packing_centroids, k, d, r, rng) for _ in range(n_init)])
-        if init == "random":
-            return rng.uniform(-r, r, size=(n_init, k, d))
-        raise ValueError(f"init must be 'sphere_packing', 'random' or an array, got {init!r}")
-    A = check_data(np.asarray(init, dtype=float).reshape(-1, d) if np.ndim(init) == 3 else init, "init",
-                   n_features=d)
-    A = A.reshape(-1, k, d) if np.ndim(init) == 3 else A[None]
-    if A.shape[1] != k:
-        raise ValueError(f"init must have n_clusters={k} rows, got {A.shape[1]}")
-    lo, hi = low, high
-    return np.clip((A - lo) / (hi - lo) * (2 * r) - r, -r, r)
+# ============================================================================ initial centroids
+class _InitSpec(Spec):
+    """"sphere_packing", "random" or an array of initial centroids (checked against the data in fit)."""
+
+    def __call__(self, value, name):
+        if isinstance(value, str):
+            return check_options(value, name, ("sphere_packing", "random"))
+        if value is None or isinstance(value, (bool, bytes, int, float)):
+            raise BadTypeError(f"{name} must be 'sphere_packing', 'random' or an array of initial centroids, "
+                               f"got {value!r}")
+        return value
 
 
-def _best_on_synopsis(syn, scores):
-    """Index of the run with the lowest synopsis cost ``sum_c n~_c min_j ||c - o_j||^2`` (post-processing).
+def _sphere_packing(k, d, r, rng):
+    from .lloyd import sphere_packing_centroids  # data-independent, Algorithm 12
 
-    ``scores`` are synopsis-NICVs, i.e. that cost divided by the noisy total ``sum n~``. The total is common to
-    all runs, but it can be <= 0 when the noise outweighs the data (many cells, small N epsilon); dividing by a
-    negative total would turn ``argmin`` into ``argmax`` and keep the *worst* run. So the selection multiplies
-    the total back in and minimises the cost itself (identical to ``argmin(scores)`` whenever the total is > 0).
-    """
-    return int(np.argmin(np.asarray(scores, dtype=float) * syn.total()))
-
-
-def _sphere_packing(fn, k, d, r, rng):
     try:
-        return np.asarray(fn(k, d, r=r, rng=rng), dtype=float)
-    except TypeError:  # tolerate a positional signature (k, d, r, rng)
-        return np.asarray(fn(k, d, r, rng), dtype=float)
+        return np.asarray(sphere_packing_centroids(k, d, r=r, rng=rng), dtype=float)
+    except TypeError:  # a signature with random_state= instead of rng=
+        return np.asarray(sphere_packing_centroids(k, d, r=r, random_state=rng), dtype=float)
 
 
-class _GridKMeans(CentroidPredictorMixin):
-    """Shared machinery of UGkM, EUGkM and MkM (spec §3.10). Subclasses define :meth:`grid_size`."""
+def _initial_centroids(init, n_init, k, d, r, low, high, rng):
+    """(B, k, d) initial centroids in the scaled domain: sphere packing (Alg. 12), uniform, or given (public)."""
+    if isinstance(init, str):
+        if n_init * k * d > _MAX_INIT_ELEMS:
+            raise ValueError(f"n_clusters={k} x n_init={n_init} x {d} features is too large "
+                             f"(at most {_MAX_INIT_ELEMS} initial coordinates)")
+        if init == "sphere_packing":
+            return np.stack([_sphere_packing(k, d, r, rng) for _ in range(n_init)])
+        return r * (2.0 * rng.random((n_init, k, d)) - 1.0)  # uniform in the domain
+    A = np.asarray(init)
+    if A.ndim == 3:
+        if A.shape[1:] != (k, d):
+            raise ValueError(f"init must have shape (n_init, n_clusters={k}, {d}), got {A.shape}")
+        A = check_data(A.reshape(-1, d), "init", n_features=d).reshape(-1, k, d)
+    else:
+        A = check_data(A, "init", n_features=d)
+        if A.shape[0] != k:
+            raise ValueError(f"init must have n_clusters={k} rows, got {A.shape[0]}")
+        A = A[None]
+    return _kernels.scale_into(A.reshape(-1, d), low, high, r).reshape(A.shape)
 
-    _name = "grid"
 
-    def __init__(self, n_clusters=8, epsilon=1.0, bounds=(-1.0, 1.0), *, init="sphere_packing", n_init=30,
-                 rounding="round", max_cells=DEFAULT_MAX_CELLS, n_public=None, r=1.0, max_iter=30,
-                 tol=1e-4, random_state=None):
+def _check_k_size(k, d):
+    if k * d > _MAX_INIT_ELEMS:
+        raise ValueError(f"n_clusters={k} is too large for {d} features (k x d at most {_MAX_INIT_ELEMS})")
+
+
+# ============================================================================ the fit on scaled data
+_LOG_M = {"UGkM": _log_m_ugkm, "EUGkM": _log_m_eugkm, "MkM": _log_m_mkm}
+
+
+def _fit_synopsis(Z, inits, epsilon, n_est, *, method, theta, rounding, max_cells, r, max_iter, tol, rng, ledger,
+                  name):
+    """The whole grid method on data already scaled into [-r, r]^d (trusting): grid size from the (noisy or
+    published) N, the histogram with ``epsilon``, weighted Lloyd from every init, the cheapest run on the synopsis.
+
+    The entry point shared by UGkM, EUGkM, MkM, the hybrid and choose_k.
+    """
+    d = Z.shape[1]
+    log_M = _LOG_M[method](max(float(n_est), 1.0), epsilon, d, theta)
+    m = _cells_from_log(log_M, d, rounding, max_cells)
+    syn = _noisy_histogram(Z, m, epsilon, r, rng, ledger, name)
+    out = SimpleNamespace(synopsis=syn, m=m, grid_size=_exp(log_M), n_cells=m ** d)
+    if inits is not None:
+        cents, iters = _lloyd_runs(syn.cell_centres(), syn.counts, inits, r, max_iter, tol)
+        costs = syn._costs(cents)
+        # the run of least synopsis COST: the noisy total can be <= 0, and dividing by it would reverse the order
+        best = int(np.argmin(costs))
+        out.centers, out.iters, out.best = cents, iters, best
+        out.scores = costs / syn.total()
+    return out
+
+
+# ============================================================================ estimators
+_COMMON_PARAMS = dict(
+    n_clusters=Int(1, MAX_K),
+    epsilon=Epsilon(),
+    bounds=BoundsSpec(),
+    init=_InitSpec(),
+    n_init=Int(1, 10_000),
+    rounding=Options(*ROUNDINGS),
+    max_cells=Int(1, MAX_CELLS),
+    max_iter=Int(1, 10**6),
+    tol=Real(0.0),
+    r=Real(0.0, 1e6, low_open=True),
+    n_public=NoneOr(Real(1.0)),
+    n_share=Real(0.0, 0.5, low_open=True),
+    random_state=RandomState(),
+    ledger=Ledger(),
+)
+
+
+class _GridKMeans(ScaledCentroidMixin, DPEstimator):
+    """Shared machinery of UGkM, EUGkM and MkM; subclasses set ``_method``."""
+
+    _method = "EUGkM"
+    _parameters = _COMMON_PARAMS
+    _accepts_dask = True  # the histogram is a reduction over the rows: computed on the workers
+
+    def __init__(self, n_clusters, epsilon, *, bounds, init="sphere_packing", n_init=30, rounding="round",
+                 max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4, r=1.0, n_public=None, n_share=0.05,
+                 random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -465,152 +705,167 @@ class _GridKMeans(CentroidPredictorMixin):
         self.n_init = n_init
         self.rounding = rounding
         self.max_cells = max_cells
-        self.n_public = n_public
-        self.r = r
         self.max_iter = max_iter
         self.tol = tol
+        self.r = r
+        self.n_public = n_public
+        self.n_share = n_share
         self.random_state = random_state
+        self.ledger = ledger
 
-    # subclasses: total number of cells M (real-valued)
-    def grid_size(self, n, epsilon, d):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _theta(self, p):
+        return None
 
-    def _validate(self, X):
-        eps = check_epsilon(self.epsilon)
-        if not (np.isscalar(self.r) and np.isfinite(self.r) and self.r > 0):
-            raise ValueError(f"r must be finite and > 0, got {self.r!r}")
-        if self.rounding not in ROUNDINGS:
-            raise ValueError(f"rounding must be one of {ROUNDINGS}, got {self.rounding!r}")
-        n_init = check_positive_int(self.n_init, "n_init")
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.max_cells, "max_cells")
-        X = check_data(X)
-        k = check_n_clusters(self.n_clusters, X.shape[0])
-        low, high = check_bounds(self.bounds, X.shape[1])
-        n_pub = X.shape[0] if self.n_public is None else _check_n(self.n_public, "n_public")
-        return X, eps, k, low, high, n_pub, n_init
-
-    def _grid_m(self, n_pub, eps, d):
-        M = self.grid_size(n_pub, eps, d)
-        m = cells_per_dimension(M, d, self.rounding)
-        while m > 1 and float(m) ** d > self.max_cells:  # public cap on memory: shrink the grid
-            m -= 1
-        return M, m
-
-    def fit(self, X, y=None):
-        """Build the noisy synopsis with the whole budget, then run weighted Lloyd on it (post-processing).
-
-        ``X`` is mapped from the public ``bounds`` into ``[-r, r]^d``; points outside the bounds are **clipped**.
-        Lloyd runs from ``n_init`` initialisations (sphere packing, Alg. 12, by default; they read no data), and
-        the run with the lowest NICV **on the synopsis** is kept (pitfall P13) — selection is post-processing.
-        """
-        X, eps, k, low, high, n_pub, n_init = self._validate(X)
-        rng = check_rng(self.random_state)
-        d = X.shape[1]
-        inits = _initial_centroids(self.init, n_init, k, d, self.r, low, high, rng)
-        Z = scale_to_domain(X, (low, high), r=self.r)
-        self.grid_size_, m = self._grid_m(n_pub, eps, d)
-        self.cells_per_dim_ = m
-        self.n_cells_ = m ** d
-        self.ledger_ = PrivacyLedger(budget_epsilon=eps)
-        self.synopsis_ = noisy_grid_synopsis(Z, m, eps, self.r, rng, ledger=self.ledger_, name=self._name)
-        self._fit_from_synopsis(self.synopsis_, inits, low, high)
-        return self
-
-    def _fit_from_synopsis(self, syn, inits, low, high):
-        cents, iters = syn.lloyd(inits, max_iter=self.max_iter, tol=self.tol)
-        scores = syn.nicv(cents)
-        best = _best_on_synopsis(syn, scores)
-        self.init_scores_ = scores
-        self.init_n_iter_ = np.asarray(iters)
-        self.best_init_ = best
-        self.n_iter_ = int(iters[best])
-        self.scaled_centers_ = cents[best]
-        self.cluster_centers_ = unscale_from_domain(cents[best], (low, high), r=self.r)
-        self.bounds_ = (low, high)
-        return self
-
-    def __repr__(self):
-        return f"{type(self).__name__}(n_clusters={self.n_clusters!r}, epsilon={self.epsilon!r}, bounds={self.bounds!r})"
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        k, d = p.n_clusters, X.shape[1]
+        _check_k_size(k, d)
+        inits = _initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
+        Z = _kernels.scale_into(X, low, high, p.r)
+        n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
+        eps_hist = p.epsilon - eps_n
+        res = _fit_synopsis(Z, inits, eps_hist, n_est, method=self._method, theta=self._theta(p),
+                            rounding=p.rounding, max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol,
+                            rng=rng, ledger=ledger, name=self._method)
+        self.r_ = p.r
+        self.n_estimate_ = float(n_est)
+        self.epsilon_synopsis_ = eps_hist
+        self.grid_size_ = res.grid_size
+        self.cells_per_dim_ = res.m
+        self.n_cells_ = res.n_cells
+        self.synopsis_ = res.synopsis
+        self.init_scores_ = res.scores
+        self.init_n_iter_ = res.iters
+        self.best_init_ = res.best
+        self.n_iter_ = int(res.iters[res.best])
+        self.scaled_centers_ = res.centers[res.best]
+        self.cluster_centers_ = _kernels.unscale_from(self.scaled_centers_, low, high, p.r)
 
 
 _DOC_PARAMS = """
     Parameters
     ----------
     n_clusters : int
-        k, with 1 <= k <= N.
+        k >= 1. (Never compared with N: that comparison would itself reveal N.)
     epsilon : float
-        Total budget; all of it goes to the noisy histogram.
+        Total budget: ``n_share * epsilon`` buys the noisy N (unless ``n_public`` is given), the rest the histogram.
     bounds : pair or per-dimension bounds
-        The **public** domain (``(low, high)``, ``(lows, highs)`` or shape (d, 2)); data is mapped into
-        ``[-r, r]^d`` and points outside are clipped.
+        The **public** domain (``(low, high)``, ``(lows, highs)`` or shape (d, 2)); required — reading it off the
+        data would leak the extremes. Data are mapped into ``[-r, r]^d`` and points outside are clipped.
     init : "sphere_packing" (default), "random", or array (k, d) / (B, k, d) in ORIGINAL units
-        Initial centroids for Lloyd on the synopsis; with a string, ``n_init`` sets are drawn (no data read).
-    n_init : int
+        Initial centroids of Lloyd on the synopsis; with a string, ``n_init`` sets are drawn (no data read).
+        An array must be public (not computed from the private data).
+    n_init : int, default 30
         Number of initialisations (the thesis uses the same 30 sphere-packing sets as DPLloyd-Impr).
-    rounding : "round" | "floor" | "ceil"
-        How ``m = M^(1/d)`` becomes an integer (pitfall P8; at least 1).
-    max_cells : int
-        Public cap on ``m^d`` (memory); ``m`` is lowered until ``m^d <= max_cells``.
-    n_public : float, optional
-        N used by the grid-size formula. ``None`` means ``len(X)``, which the thesis treats as public (P10).
-    r : float
-        Half-width of the scaled domain (the thesis uses r = 1).
-    max_iter, tol : Lloyd's cap (default 30) and tolerance on the synopsis. With negative noisy counts Lloyd
-        need not converge — a cluster of net negative weight freezes while the others can wander — so the
-        thesis's "until no more changes" needs a cap; it gives none.
-    random_state : None, int or Generator.
+    rounding : {"round", "floor", "ceil"}, default "round"
+        How ``m = M^(1/d)`` becomes an integer (at least 1).
+    max_cells : int, default 1,000,000
+        Public cap on the number of cells ``m^d`` (memory): ``m`` is the largest integer within the cap when the
+        formula asks for more.
+    max_iter : int, default 30
+        Cap on Lloyd's iterations on the synopsis: with negative noisy counts Lloyd need not converge.
+    tol : float, default 1e-4
+        A run stops when no centroid moves by more than ``tol * r``.
+    r : float, default 1
+        Half-width of the scaled domain (at most 10^6).
+    """ + N_PUBLIC_DOC + """
+    """ + N_SHARE_DOC + """
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger (budget) asked for ``epsilon`` before the data are read; the fit's entries land in it.
 
     Attributes
     ----------
-    cluster_centers_ : (k, d) in original units; ``scaled_centers_`` in ``[-r, r]^d``.
-    ledger_ : PrivacyLedger with one entry of ``epsilon`` (the histogram).
-    synopsis_ : :class:`GridSynopsis`, the released noisy histogram (reusable at no cost).
-    grid_size_ : the real-valued M of the formula; ``cells_per_dim_`` m; ``n_cells_`` = m^d.
-    n_iter_ : Lloyd iterations of the selected run; ``init_scores_`` synopsis-NICV of every run;
-        ``init_n_iter_`` iterations of every run (``== max_iter`` means it did not converge).
-"""
+    cluster_centers_ : ndarray (k, d)
+        In original units; ``scaled_centers_`` the same in ``[-r, r]^d``.
+    ledger_ : PrivacyLedger
+        The noisy N (``n_share * epsilon``, absent with ``n_public``) and the histogram (the rest): total epsilon.
+    n_estimate_ : float
+        The N the grid was sized with: the noisy count (a DP release), or ``n_public``.
+    epsilon_synopsis_ : float
+        The budget of the histogram.
+    synopsis_ : GridSynopsis
+        The released noisy histogram (reusable at no cost).
+    grid_size_ : float
+        M of the formula at ``n_estimate_`` and ``epsilon_synopsis_``; ``cells_per_dim_`` m; ``n_cells_`` m^d.
+    n_iter_ : int
+        Lloyd iterations of the selected run; ``init_scores_`` synopsis-NICV of every run; ``init_n_iter_`` the
+        iterations of every run (``== max_iter`` means it did not converge); ``best_init_`` the selected run
+        (the least synopsis cost).
+    bounds_, r_, n_features_in_
+        The public box as arrays, the scaled half-width, the number of features.
+
+    Notes
+    -----
+    ``X`` may be a dask array: the histogram is computed block by block on the workers and the noise is added
+    once, to the totals, on the driver.
+    """
 
 
 class EUGkM(_GridKMeans):
-    __doc__ = ("""EUGkM, Algorithm 15: k-means on a noisy grid of ``M = (N eps/theta)^(2d/(2+d))`` cells (Eq. 4.13).
+    __doc__ = """EUGkM, Algorithm 15: k-means on a noisy grid of ``M = (N eps/theta)^(2d/(2+d))`` cells (Eq. 4.13).
 
-    The grid size balances the noise variance (grows like ``M``) against the coarseness bias (shrinks like
-    ``M^(-2/d)``); ``theta = 10`` was tuned by the thesis on Synthe-PT.
-    """ + _DOC_PARAMS + """
-    theta : float
-        The constant of Eq. (4.13), default 10.
-    """)
+    The grid size balances the noise variance (grows like M) against the coarseness bias (falls like
+    ``M^(-2/d)``); ``theta = 10`` was tuned by the thesis on Synthe-PT. Privacy: epsilon-DP under add/remove
+    one record, with ``bounds`` public (and N, if ``n_public`` is given).
+    """ + _DOC_PARAMS.replace("""    random_state : None""", """    theta : float, default 10
+        The constant of Eq. (4.13), > 0.
+    random_state : None""", 1) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(2000, 2))
+    >>> est = EUGkM(3, 1.0, bounds=(-1, 1), n_init=3, random_state=0).fit(X)
+    >>> est.cluster_centers_.shape, round(est.ledger_.epsilon, 12)
+    ((3, 2), 1.0)
+    >>> [e.name for e in est.ledger_.entries]
+    ['N (noisy count)', 'EUGkM: histogram of 14^2 = 196 cells']
+    """
 
-    _name = "EUGkM"
+    _method = "EUGkM"
+    _parameters = dict(_COMMON_PARAMS, theta=Real(0.0, low_open=True))
 
-    def __init__(self, n_clusters=8, epsilon=1.0, bounds=(-1.0, 1.0), *, theta=10.0, **kwargs):
-        super().__init__(n_clusters, epsilon, bounds, **kwargs)
+    def __init__(self, n_clusters, epsilon, *, bounds, theta=10.0, init="sphere_packing", n_init=30,
+                 rounding="round", max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4, r=1.0, n_public=None,
+                 n_share=0.05, random_state=None, ledger=None):
+        super().__init__(n_clusters, epsilon, bounds=bounds, init=init, n_init=n_init, rounding=rounding,
+                         max_cells=max_cells, max_iter=max_iter, tol=tol, r=r, n_public=n_public,
+                         n_share=n_share, random_state=random_state, ledger=ledger)
         self.theta = theta
 
-    def grid_size(self, n, epsilon, d):
-        return eugkm_grid_size(n, epsilon, d, self.theta)
+    def _theta(self, p):
+        return p.theta
 
 
 class UGkM(_GridKMeans):
-    __doc__ = ("""UGkM: k-means on a noisy uniform grid of ``M = N eps / 10`` cells (Eq. 4.12, UG of Qardaji et al.).
+    __doc__ = """UGkM: k-means on a noisy uniform grid of ``M = N eps / 10`` cells (Eq. 4.12, UG of Qardaji et al.).
 
-    Per dimension ``m = (N eps/10)^(1/d)``: in high d the grid is too coarse (spec §5.2).
-    """ + _DOC_PARAMS)
+    Per dimension ``m = (N eps/10)^(1/d)``: in high d the grid is too coarse. Privacy as for :class:`EUGkM`.
+    """ + _DOC_PARAMS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(2000, 3))
+    >>> est = UGkM(2, 1.0, bounds=(-1, 1), n_init=2, n_public=2000, random_state=0).fit(X)
+    >>> est.cells_per_dim_, est.n_cells_, est.ledger_.epsilon
+    (6, 216, 1.0)
+    """
 
-    _name = "UGkM"
-
-    def grid_size(self, n, epsilon, d):
-        return ugkm_grid_size(n, epsilon)
+    _method = "UGkM"
 
 
 class MkM(_GridKMeans):
-    __doc__ = ("""MkM: k-means on a noisy grid of ``M = (N / sqrt(ln N))^(2d/(2+d))`` cells (Eq. 4.11, Lei).
+    __doc__ = """MkM: k-means on a noisy grid of ``M = (N / sqrt(ln N))^(2d/(2+d))`` cells (Eq. 4.11, Lei).
 
-    The grid ignores epsilon, so at small epsilon its many cells drown in noise.
-    """ + _DOC_PARAMS)
+    The grid ignores epsilon, so at small epsilon its many cells drown in noise. Privacy as for :class:`EUGkM`.
+    """ + _DOC_PARAMS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(2000, 2))
+    >>> est = MkM(2, 0.5, bounds=(-1, 1), n_init=2, random_state=0).fit(X)
+    >>> est.cluster_centers_.shape, round(est.ledger_.epsilon, 12)
+    ((2, 2), 0.5)
+    """
 
-    _name = "MkM"
-
-    def grid_size(self, n, epsilon, d):
-        return mkm_grid_size(n, d)
+    _method = "MkM"

@@ -1,33 +1,34 @@
-"""The hybrid of EUGkM and DPLloyd-Impr (thesis §4.5, Algorithm 16; spec ``dp-basics-and-kmeans.md`` §3.15).
+"""The hybrid of EUGkM and DPLloyd-Impr (thesis §4.5, Algorithm 16, Eqs. 4.17–4.20).
 
 Idea: good initial centroids make a single DPLloyd round enough. Spend a fraction ``f`` of the budget on an
 EUGkM synopsis, take its centroids, and run ONE DPLloyd-Impr round (Algorithm 13, the improved count/sum split)
-with the remaining ``(1 - f) epsilon``. When epsilon is small that one noisy round can do more harm than good, so
-the hybrid **falls back** to EUGkM with the whole budget. The decision uses only public quantities
-(N, d, k, r, epsilon) and the error models, so it costs nothing.
+with the rest. When epsilon is small that one noisy round can do more harm than good, so the hybrid **falls back**
+to EUGkM with the whole budget. The decision uses N, d, k, r, epsilon and the error models.
 
 Two switching rules (both appear in the thesis):
 
 * ``policy="regression"`` — **R1, Algorithm 16 as printed**: ``f* = argmin_f MSE_Hybrid(epsilon, f)`` with Eq. (4.20)
   and the weights fitted by linear regression on Synthe-PT (``w1 = 0.14``, ``w2 = -0.0019`` — dropped by the
-  thesis because it is tiny — ``w3 = 0.42``); use the hybrid iff ``MSE_Hybrid(epsilon, f*) < Var_EUGkM(epsilon)``
-  (unweighted right-hand side).
+  thesis because it is tiny — ``w3 = 0.42``); use the hybrid iff ``MSE_Hybrid(epsilon, f*) < Var_EUGkM(epsilon)``.
 * ``policy="half"`` — **R2, the rule the experiments of §4.6.3 describe** (the CODASPY rule): ``f = 1/2``, use the
-  hybrid iff ``MSE_DPLloyd(epsilon/2, t=1) < Var_EUGkM(epsilon)``. This reproduces the fallbacks the text reports
-  (Adult-num and Lifesci fall back only at epsilon = 0.05).
+  hybrid iff ``MSE_DPLloyd(epsilon/2, t=1) < Var_EUGkM(epsilon)``. This reproduces the fallbacks the text reports.
 
-**N is public** here, as in the thesis (spec P10): the models use ``n_public`` or, if it is None, ``len(X)``.
+**N is private.** The thesis reads N in the switch and in EUGkM's grid. Here one noisy count (``n_share`` of
+epsilon) serves both, unless ``n_public`` publishes N; the switch and the grid then read only released values.
+The data are validated and scaled **once** per fit, and the two steps are the private entry points of EUGkM
+(:func:`~dpclust_core.kmeans.grid._fit_synopsis`) and of one DPLloyd-Impr round on the scaled data.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (check_bounds, check_data, check_epsilon, check_n_clusters, check_positive_int,
-                           check_rng)
-from ..accounting import PrivacyLedger
-from ._base import CentroidPredictorMixin
+from .. import _kernels
+from .._validation import (Bool, Real, Spec, BadTypeError, Options, check_epsilon, check_int, check_options,
+                           check_real)
+from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from .error_models import RHO, dplloyd_mse
-from .grid import ROUNDINGS, EUGkM, _check_n, eugkm_bias, eugkm_variance
+from .grid import (_COMMON_PARAMS, DEFAULT_MAX_CELLS, _check_d, _check_k_size, _check_n, _check_r, _fit_synopsis,
+                   _initial_centroids, eugkm_bias, eugkm_variance)
 
 __all__ = ["HYBRID_WEIGHTS", "hybrid_mse", "hybrid_decision", "HybridKMeans"]
 
@@ -36,90 +37,248 @@ HYBRID_WEIGHTS = (0.14, -0.0019, 0.42)
 POLICIES = ("regression", "half")
 
 
-def hybrid_mse(epsilon, f, n, d, k, r=1.0, theta=10.0, weights=HYBRID_WEIGHTS, include_bias=False, rho=RHO):
-    """Eq. (4.20): ``w1 Var_EUGkM(f eps) + w2 Bias_EUGkM(f eps) + w3 MSE_DPLloyd((1-f) eps, t=1)``.
+def _check_weights(weights, name="weights"):
+    if isinstance(weights, (str, bytes)):
+        raise BadTypeError(f"{name} must be three real numbers (w1, w2, w3), got a string")
+    try:
+        vals = tuple(weights)
+    except TypeError:
+        raise BadTypeError(f"{name} must be three real numbers (w1, w2, w3), got {weights!r}") from None
+    if len(vals) != 3:
+        raise ValueError(f"{name} must be three real numbers (w1, w2, w3), got {len(vals)}")
+    return tuple(check_real(v, name) for v in vals)
 
-    ``Var_EUGkM`` is Eq. (4.18), ``Bias_EUGkM`` the squared-bias bound Eq. (4.19) and ``MSE_DPLloyd`` Eq. (4.17)
-    (the original ``(dr+1)`` split, as the thesis uses even though the hybrid's round has the improved split).
-    The thesis drops the bias term (``w2 = -0.0019``): ``include_bias=False`` (default) does the same.
-    ``f`` may be an array (vectorised over a grid of f).
-    """
-    eps = check_epsilon(epsilon)
-    f = np.asarray(f, dtype=float)
-    if np.any((f <= 0) | (f >= 1)):
-        raise ValueError("f must lie in the open interval (0, 1)")
+
+class _WeightsSpec(Spec):
+    def __call__(self, value, name):
+        return _check_weights(value, name)
+
+
+def _hybrid_mse(eps, f, n, d, k, r, theta, weights, include_bias, rho):
     w1, w2, w3 = weights
     var = eugkm_variance(n, 1.0, d, k, r=r, theta=theta) * f ** (-4.0 / (2.0 + d)) * eps ** (-4.0 / (2.0 + d))
     mse_dpl = dplloyd_mse(n, d, k, (1.0 - f) * eps, t=1, r=r, rho=rho, split="original")
     out = w1 * var + w3 * mse_dpl
     if include_bias:
         out = out + w2 * eugkm_bias(n, 1.0, d, r=r, theta=theta) * (f * eps) ** (-4.0 / (2.0 + d))
+    return out
+
+
+def hybrid_mse(epsilon: float, f, n: float, d: int, k: int, r: float = 1.0, theta: float = 10.0,
+               weights=HYBRID_WEIGHTS, include_bias: bool = False, rho: float = RHO):
+    """Eq. (4.20): ``w1 Var_EUGkM(f eps) + w2 Bias_EUGkM(f eps) + w3 MSE_DPLloyd((1-f) eps, t=1)``.
+
+    ``Var_EUGkM`` is Eq. (4.18), ``Bias_EUGkM`` the squared-bias bound Eq. (4.19) and ``MSE_DPLloyd`` Eq. (4.17)
+    (the original ``(dr+1)`` split, as the thesis uses even though the hybrid's round has the improved split).
+
+    Parameters
+    ----------
+    epsilon : float
+        The hybrid's budget.
+    f : float or array
+        The share of epsilon spent on EUGkM, in (0, 1) (vectorised over an array of f).
+    n, d, k : float, int, int
+        N, the dimension, the number of clusters.
+    r, theta, rho : float
+        Domain half-width, EUGkM's theta, DPLloyd's rho.
+    weights : (w1, w2, w3)
+        Default the thesis's fitted weights.
+    include_bias : bool, default False
+        Keep the (tiny, negative) bias term the thesis drops.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> f"{hybrid_mse(0.05, 0.02, 5000, 2, 15):.2g}"
+    '0.072'
+    """
+    eps = check_epsilon(epsilon)
+    n, d, k, r = _check_n(n), _check_d(d), check_int(k, "k", 1), _check_r(r)
+    theta = check_real(theta, "theta", low=0.0, low_open=True)
+    rho = check_real(rho, "rho", low=0.0, high=0.5)
+    weights = _check_weights(weights)
+    if not isinstance(include_bias, (bool, np.bool_)):
+        raise BadTypeError(f"include_bias must be True or False, got {include_bias!r}")
+    if isinstance(f, (str, bytes)) or np.asarray(f).dtype.kind not in "iuf":
+        raise BadTypeError(f"f must be a real number or an array of real numbers, got {f!r}")
+    fa = np.asarray(f, dtype=float)
+    if not np.all((fa > 0) & (fa < 1)):
+        raise ValueError("f must lie in the open interval (0, 1)")
+    out = _hybrid_mse(eps, fa, n, d, k, r, theta, weights, bool(include_bias), rho)
     return float(out) if np.ndim(out) == 0 else out
 
 
-def hybrid_decision(n, d, k, epsilon, policy="regression", r=1.0, theta=10.0, weights=HYBRID_WEIGHTS,
-                    include_bias=False, f_step=0.001, rho=RHO):
-    """The hybrid's switch (Algorithm 16 lines 1–2), from public quantities only.
-
-    Returns a dict with ``use_hybrid`` (bool), ``f`` (the EUGkM share), ``mse_hybrid`` (the model's value for
-    the hybrid path), ``var_eugkm`` (``Var_EUGkM(epsilon)``, Eq. 4.18, the fallback's lower bound).
-
-    * ``"regression"`` (R1): ``f*`` minimises :func:`hybrid_mse` over the grid ``f_step, 2 f_step, ..., 1 - f_step``.
-    * ``"half"`` (R2): ``f = 1/2`` and ``mse_hybrid = MSE_DPLloyd(epsilon/2, t=1)`` (unweighted).
-
-    Spec §8 (S1, N=5000, d=2, k=15, eps=0.05): R1 gives f* = 0.02, 0.0718 vs 0.000533 -> EUGkM.
-    """
-    eps = check_epsilon(epsilon)
-    d = check_positive_int(d, "d")
-    k = check_positive_int(k, "k")
-    n = _check_n(n)
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+def _decision(n, d, k, eps, policy, r, theta, weights, include_bias, f_step, rho):
     var_full = eugkm_variance(n, eps, d, k, r=r, theta=theta)
     if policy == "regression":
-        if not (0 < f_step < 0.5):
-            raise ValueError(f"f_step must lie in (0, 0.5), got {f_step!r}")
         grid = np.arange(1, int(round(1.0 / f_step))) * f_step
-        vals = hybrid_mse(eps, grid, n, d, k, r=r, theta=theta, weights=weights, include_bias=include_bias,
-                          rho=rho)
+        vals = _hybrid_mse(eps, grid, n, d, k, r, theta, weights, include_bias, rho)
         i = int(np.argmin(vals))
         f, mse_h = float(grid[i]), float(vals[i])
     else:
         f = 0.5
-        mse_h = dplloyd_mse(n, d, k, eps / 2.0, t=1, r=r, rho=rho, split="original")
+        mse_h = float(dplloyd_mse(n, d, k, eps / 2.0, t=1, r=r, rho=rho, split="original"))
     return {"use_hybrid": bool(mse_h < var_full), "f": f, "mse_hybrid": mse_h, "var_eugkm": var_full}
 
 
-class HybridKMeans(CentroidPredictorMixin):
-    """Hybrid EUGkM + one DPLloyd-Impr round, Algorithm 16 (spec §3.15).
+def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: str = "regression", r: float = 1.0,
+                    theta: float = 10.0, weights=HYBRID_WEIGHTS, include_bias: bool = False, f_step: float = 0.001,
+                    rho: float = RHO) -> dict:
+    """The hybrid's switch (Algorithm 16 lines 1–2) from N, d, k, epsilon and the error models.
+
+    * ``"regression"`` (R1): ``f*`` minimises :func:`hybrid_mse` over ``f_step, 2 f_step, ..., 1 - f_step``;
+    * ``"half"`` (R2): ``f = 1/2`` and ``mse_hybrid = MSE_DPLloyd(epsilon/2, t=1)`` (unweighted).
+
+    ``n`` must be public or already released (the estimator passes its noisy N).
 
     Parameters
     ----------
-    n_clusters, epsilon, bounds : as for :class:`~dpclust_core.kmeans.grid.EUGkM` (``bounds`` is the public
-        domain; data is scaled into ``[-r, r]^d`` and clipped).
-    policy : "regression" (R1, Algorithm 16 as printed, Eq. 4.20 with the fitted weights) or "half" (R2, the rule
-        of the experiments: f = 1/2, compare ``MSE_DPLloyd(eps/2, 1)`` with ``Var_EUGkM(eps)``).
-    init, n_init, theta, rounding, max_cells : passed to the EUGkM step (sphere-packing inits, 30 of them).
-    weights, include_bias, f_step : the regression rule's weights (default the thesis's), whether to keep the
-        (tiny, negative) bias term the thesis drops, and the grid step for f.
-    n_public : N used by the error models and EUGkM's grid. None = ``len(X)``, treated as public (thesis, P10).
-    r, rho : domain half-width and the rho of the DPLloyd model / split.
-    random_state : None, int or Generator.
+    n, d, k : float, int, int
+        N, the dimension, the number of clusters.
+    epsilon : float
+        The budget the hybrid has for its two steps.
+    policy : {"regression", "half"}
+    r, theta, weights, include_bias, rho
+        As in :func:`hybrid_mse`.
+    f_step : float, default 0.001
+        The grid step for f, in (0, 0.5).
+
+    Returns
+    -------
+    dict
+        ``use_hybrid`` (bool), ``f`` (the EUGkM share), ``mse_hybrid`` (the model for the hybrid path) and
+        ``var_eugkm`` (``Var_EUGkM(epsilon)``, Eq. 4.18).
+
+    Examples
+    --------
+    >>> dec = hybrid_decision(5000, 2, 15, 0.05)
+    >>> dec["use_hybrid"], round(dec["f"], 2)
+    (False, 0.02)
+    """
+    eps = check_epsilon(epsilon)
+    n, d, k, r = _check_n(n), _check_d(d), check_int(k, "k", 1), _check_r(r)
+    policy = check_options(policy, "policy", POLICIES)
+    theta = check_real(theta, "theta", low=0.0, low_open=True)
+    rho = check_real(rho, "rho", low=0.0, high=0.5)
+    weights = _check_weights(weights)
+    f_step = check_real(f_step, "f_step", low=1e-6, high=0.5, high_open=True)
+    if not isinstance(include_bias, (bool, np.bool_)):
+        raise BadTypeError(f"include_bias must be True or False, got {include_bias!r}")
+    return _decision(n, d, k, eps, policy, r, theta, weights, bool(include_bias), f_step, rho)
+
+
+def _dplloyd_round(Z, C, epsilon, low, high, rho, r, rng, ledger):
+    """ONE DPLloyd-Impr round (Algorithm 13/14, the improved split of Eq. 4.7) from the public centroids ``C`` on
+    data already scaled into ``[-r, r]^d``, through DPLloyd's private entry point (no validation, no scaling, no
+    noisy N: with one fixed round DPLloyd-Impr needs none). Returns the DPLloyd instance that ran it."""
+    from .lloyd import DPLloyd
+
+    dpl = DPLloyd(C.shape[0], epsilon, bounds=(low, high), variant="improved", n_rounds=1, r=r, rho=rho)
+    q = dpl._validate_params()  # its parameters only (public values); X is not looked at again
+    q.bounds = (low, high)
+    with ledger.group("DPLloyd-Impr round"):
+        dpl._fit_scaled(Z, q, ledger, rng, init_scaled=C)
+    return dpl
+
+
+class HybridKMeans(ScaledCentroidMixin, DPEstimator):
+    """Hybrid EUGkM + one DPLloyd-Impr round, Algorithm 16 (Eqs. 4.17–4.20).
+
+    With ``eps' = epsilon - n_share * epsilon`` left after the noisy N (``eps' = epsilon`` with ``n_public``): if
+    the switch says so, EUGkM with ``f eps'`` then one DPLloyd-Impr round from its centroids with
+    ``(1 - f) eps'``; otherwise EUGkM with the whole ``eps'``. epsilon-DP under add/remove one record (sequential
+    composition), ``bounds`` public (and N, if ``n_public`` is given).
+
+    Parameters
+    ----------
+    n_clusters : int
+        k >= 1.
+    epsilon : float
+        Total budget.
+    bounds : pair or per-dimension bounds
+        The **public** domain (required); data are mapped into ``[-r, r]^d`` and clipped.
+    policy : {"regression", "half"}, default "regression"
+        R1 (Algorithm 16 as printed, Eq. 4.20 with the fitted weights) or R2 (the rule of the experiments: f = 1/2,
+        compare ``MSE_DPLloyd(eps'/2, 1)`` with ``Var_EUGkM(eps')``).
+    init : "sphere_packing", "random" or array
+        EUGkM's initial centroids (in original units if an array; public).
+    n_init : int, default 30
+        EUGkM's number of initialisations.
+    theta : float, default 10
+        EUGkM's constant, Eq. (4.13).
+    rounding : {"round", "floor", "ceil"}
+        EUGkM's rounding of m.
+    max_cells : int
+        Public cap on EUGkM's number of cells.
+    max_iter, tol : int, float
+        Lloyd on the synopsis.
+    weights : (w1, w2, w3)
+        The regression rule's weights (default the thesis's).
+    include_bias : bool, default False
+        Keep the (tiny, negative) bias term of Eq. (4.20) that the thesis drops.
+    f_step : float, default 0.001
+        Grid step for f (rule R1).
+    r : float, default 1
+        Half-width of the scaled domain (at most 10^6).
+    rho : float, default 0.225
+        rho of the DPLloyd model and of the improved split.
+    """ + N_PUBLIC_DOC + """
+    """ + N_SHARE_DOC + """
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger asked for ``epsilon`` before the data are read.
 
     Attributes
     ----------
-    cluster_centers_ (original units), ``scaled_centers_`` (``[-r, r]^d``), ``ledger_`` (EUGkM's histogram at
-    ``f eps`` then the DPLloyd round's counts and sums at ``(1 - f) eps``; or one histogram entry of ``eps``),
-    ``used_hybrid_`` (bool), ``f_`` (share spent on EUGkM; 1.0 on fallback), ``decision_`` (dict of
-    :func:`hybrid_decision`), ``synopsis_`` (the released EUGkM synopsis, built with ``f eps``: P17),
-    ``eugkm_`` and ``dplloyd_`` (the fitted parts; ``dplloyd_`` is None on fallback), ``n_iter_`` (Lloyd
-    iterations on the synopsis plus the DPLloyd round).
+    cluster_centers_ : ndarray (k, d)
+        Original units; ``scaled_centers_`` in ``[-r, r]^d``.
+    ledger_ : PrivacyLedger
+        The noisy N, EUGkM's histogram (``f eps'``), then the round's counts and sums (``(1 - f) eps'``); or the
+        noisy N and one histogram of ``eps'``.
+    used_hybrid_ : bool
+        Whether the DPLloyd round ran.
+    f_ : float
+        The share of ``eps'`` spent on EUGkM (1.0 on fallback).
+    decision_ : dict
+        :func:`hybrid_decision` at ``n_estimate_`` and ``eps'``.
+    n_estimate_ : float
+        The noisy N (a DP release) or ``n_public``.
+    synopsis_ : GridSynopsis
+        The released EUGkM synopsis (built with ``f eps'``).
+    eugkm_centers_ : ndarray (k, d)
+        EUGkM's centroids (original units), the start of the round; ``eugkm_scaled_centers_`` the same scaled.
+    round_ : dict or None
+        The DPLloyd round: ``centroids``, ``noisy_counts``, ``noisy_sums``, ``count_scale``, ``sum_scale``,
+        ``new_centroids`` (scaled domain); None on fallback.
+    dplloyd_ : DPLloyd or None
+        The DPLloyd-Impr instance that ran the round (``history_``, ``epsilon_count_``, ...); its releases are
+        in this estimator's ``ledger_``. None on fallback.
+    cells_per_dim_, n_cells_ : int
+        EUGkM's grid.
+    n_iter_ : int
+        Lloyd iterations on the synopsis plus the DPLloyd round.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpclust_core.data import make_blobs_ratio
+    >>> X, _ = make_blobs_ratio(20000, 3, 2, n_outliers=0, random_state=0)
+    >>> h = HybridKMeans(3, 1.0, bounds=(-1, 1), policy="half", n_init=3, random_state=0).fit(X)
+    >>> h.used_hybrid_, round(h.ledger_.epsilon, 12), len(h.ledger_.entries)
+    (True, 1.0, 4)
     """
 
-    def __init__(self, n_clusters=8, epsilon=1.0, bounds=(-1.0, 1.0), *, policy="regression",
-                 init="sphere_packing", n_init=30, theta=10.0, rounding="round", max_cells=1_000_000,
-                 weights=HYBRID_WEIGHTS, include_bias=False, f_step=0.001, n_public=None, r=1.0, rho=RHO,
-                 random_state=None):
+    _parameters = dict(_COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
+                       weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
+                       rho=Real(0.0, 0.5))
+
+    def __init__(self, n_clusters, epsilon, *, bounds, policy="regression", init="sphere_packing", n_init=30,
+                 theta=10.0, rounding="round", max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4,
+                 weights=HYBRID_WEIGHTS, include_bias=False, f_step=0.001, r=1.0, rho=RHO, n_public=None,
+                 n_share=0.05, random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -129,62 +288,51 @@ class HybridKMeans(CentroidPredictorMixin):
         self.theta = theta
         self.rounding = rounding
         self.max_cells = max_cells
+        self.max_iter = max_iter
+        self.tol = tol
         self.weights = weights
         self.include_bias = include_bias
         self.f_step = f_step
-        self.n_public = n_public
         self.r = r
         self.rho = rho
+        self.n_public = n_public
+        self.n_share = n_share
         self.random_state = random_state
+        self.ledger = ledger
 
-    def fit(self, X, y=None):
-        """Decide (public), then run EUGkM(f eps) + one DPLloyd-Impr round ((1-f) eps), or EUGkM(eps)."""
-        eps = check_epsilon(self.epsilon)
-        if self.policy not in POLICIES:
-            raise ValueError(f"policy must be one of {POLICIES}, got {self.policy!r}")
-        if self.rounding not in ROUNDINGS:
-            raise ValueError(f"rounding must be one of {ROUNDINGS}, got {self.rounding!r}")
-        check_positive_int(self.n_init, "n_init")
-        X = check_data(X)
-        n, d = X.shape
-        k = check_n_clusters(self.n_clusters, n)
-        low, high = check_bounds(self.bounds, d)
-        n_pub = n if self.n_public is None else _check_n(self.n_public, "n_public")
-        rng = check_rng(self.random_state)
-        eug_rng, dpl_rng = rng.spawn(2)
-        dec = hybrid_decision(n_pub, d, k, eps, self.policy, r=self.r, theta=self.theta, weights=self.weights,
-                              include_bias=self.include_bias, f_step=self.f_step, rho=self.rho)
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        k, d = p.n_clusters, X.shape[1]
+        _check_k_size(k, d)
+        inits = _initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
+        Z = _kernels.scale_into(X, low, high, p.r)  # the one scaling of this fit
+        n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)  # the one noisy N
+        eps = p.epsilon - eps_n
+        dec = _decision(n_est, d, k, eps, p.policy, p.r, p.theta, p.weights, p.include_bias, p.f_step, p.rho)
+        use = dec["use_hybrid"]
+        eps_eug = dec["f"] * eps if use else eps
+        res = _fit_synopsis(Z, inits, eps_eug, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
+                            max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol, rng=rng, ledger=ledger,
+                            name="hybrid/EUGkM")
+        C = res.centers[res.best]
+        self.r_ = p.r
+        self.n_estimate_ = float(n_est)
         self.decision_ = dec
-        self.used_hybrid_ = dec["use_hybrid"]
-        self.f_ = dec["f"] if self.used_hybrid_ else 1.0
-        eps_eug = self.f_ * eps
-        eug = EUGkM(k, eps_eug, (low, high), theta=self.theta, init=self.init, n_init=self.n_init,
-                    rounding=self.rounding, max_cells=self.max_cells, n_public=n_pub, r=self.r,
-                    random_state=eug_rng).fit(X)
-        ledger = PrivacyLedger(budget_epsilon=eps)
-        ledger.extend(eug.ledger_, prefix="hybrid/EUGkM: ")
-        self.eugkm_ = eug
-        self.synopsis_ = eug.synopsis_
+        self.used_hybrid_ = use
+        self.f_ = dec["f"] if use else 1.0
+        self.synopsis_ = res.synopsis
+        self.cells_per_dim_ = res.m
+        self.n_cells_ = res.n_cells
+        self.eugkm_scaled_centers_ = C
+        self.eugkm_centers_ = _kernels.unscale_from(C, low, high, p.r)
+        self.round_ = None
         self.dplloyd_ = None
-        if self.used_hybrid_:
-            from .lloyd import DPLloyd
+        self.n_iter_ = int(res.iters[res.best])
+        if use:
             # the remaining budget, computed so that the two parts add up to eps exactly
-            eps_dpl = eps - eps_eug
-            dpl = DPLloyd(k, eps_dpl, (low, high), variant="improved", n_rounds=1, init=eug.cluster_centers_,
-                          random_state=dpl_rng, r=self.r, n_public=int(round(n_pub)), rho=self.rho).fit(X)
-            ledger.extend(dpl.ledger_, prefix="hybrid/DPLloyd-Impr round: ")
-            self.dplloyd_ = dpl
-            self.scaled_centers_ = dpl.scaled_centers_
-            self.cluster_centers_ = dpl.cluster_centers_
-            self.n_iter_ = eug.n_iter_ + 1
-        else:
-            self.scaled_centers_ = eug.scaled_centers_
-            self.cluster_centers_ = eug.cluster_centers_
-            self.n_iter_ = eug.n_iter_
-        self.ledger_ = ledger
-        self.bounds_ = (low, high)
-        return self
-
-    def __repr__(self):
-        return (f"HybridKMeans(n_clusters={self.n_clusters!r}, epsilon={self.epsilon!r}, "
-                f"policy={self.policy!r})")
+            self.dplloyd_ = _dplloyd_round(Z, C, eps - eps_eug, low, high, p.rho, p.r, rng, ledger)
+            self.round_ = self.dplloyd_.history_[0]
+            C = self.dplloyd_.scaled_centers_
+            self.n_iter_ += 1
+        self.scaled_centers_ = C
+        self.cluster_centers_ = _kernels.unscale_from(C, low, high, p.r)

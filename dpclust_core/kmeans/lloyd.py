@@ -1,25 +1,25 @@
-"""DPLloyd and DPLloyd-Impr (thesis chapter 4; spec ``dp-basics-and-kmeans.md`` §2.5, §3.1–§3.6), Lee & Kifer's
-DP-KMEANS configuration (spec ``mcmc-postprocessing.md`` §1, §10), sphere-packing initial centroids
-(Algorithm 12) and non-private Lloyd baselines.
+"""DPLloyd and DPLloyd-Impr (thesis chapter 4: Algorithms 2–3, 12–14, Eqs. 4.6–4.9), Lee & Kifer's DP-KMEANS
+configuration (their Algorithm 1), sphere-packing initial centroids (Algorithm 12) and non-private Lloyd
+baselines.
 
 Privacy model: **unbounded DP** (add/remove one record). The data domain is the **public** box ``bounds``;
 data are mapped into ``[-r, r]^d`` and points outside the box are **clipped** onto it (that is what makes the
 sensitivity of a coordinate sum ``r``). A count has sensitivity 1; the k·d coordinate sums of one round have
-L1 sensitivity ``d·r`` (one record lands in one cluster and moves its d sums by at most r each).
+L1 sensitivity ``d·r`` (one record lands in one cluster and moves its d sums by at most r each). The number
+of records N is **private**: DPLloyd-Impr, the only variant that needs it, buys a noisy count unless the
+caller publishes N with ``n_public``.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .._validation import (check_bounds, check_data, check_epsilon, check_n_clusters, check_positive_int,
-                           check_rng)
-from ..accounting import PrivacyLedger
-from ..data import scale_to_domain, unscale_from_domain
+from .. import _kernels
+from .._validation import (BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
+                           Real, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
+                           check_real, check_rng)
+from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
-from ..metrics import squared_distances
-from .error_models import RHO, budget_split, epsilon_m, n_rounds as _n_rounds
+from .error_models import RHO, _epsilon_m, _n_rounds, budget_split
 
 __all__ = [
     "DPLloyd",
@@ -32,21 +32,47 @@ __all__ = [
 ]
 
 _VARIANTS = ("original", "improved", "lee_kifer")
-_BLOCK = 1 << 14  # points per block in the nearest-centroid pass
+_INITS = ("sphere_packing", "random", "separated")
+_MAX_K = 10_000  # clusters: beyond this no DP k-means is meaningful, and seeding would cost O(k^2) per try
+_MAX_USER_ROUNDS = 10_000
+_MAX_ELEMS = 2**26  # largest candidate array (elements) the seeding helpers may allocate
 
 
 # --------------------------------------------------------------------------------------------- geometry
-def project_l1_ball(V, radius=1.0):
+def project_l1_ball(V, radius: float = 1.0) -> np.ndarray:
     """Euclidean projection of every row of ``V`` onto the L1 ball ``{x : ||x||_1 <= radius}``.
 
-    Sort-based algorithm of Duchi, Shalev-Shwartz, Singer & Chandra (ICML 2008), vectorised over rows.
-    Rows already inside the ball are returned unchanged.
+    Sort-based algorithm of Duchi, Shalev-Shwartz, Singer & Chandra (ICML 2008), vectorised over rows. Rows
+    already inside the ball are returned unchanged. Lee & Kifer's DP-KMEANS maps every record into the unit
+    L1 ball this way, which makes the L1 sensitivity of a cluster's sum vector 1.
+
+    Parameters
+    ----------
+    V : array (d,) or (n, d)
+        Points, finite.
+    radius : float, default 1.0
+        Radius of the ball, > 0.
+
+    Returns
+    -------
+    ndarray, same shape as ``V``
+
+    Examples
+    --------
+    >>> project_l1_ball([2.0, 0.0]).tolist(), project_l1_ball([[1.0, 1.0], [0.2, -0.3]]).tolist()
+    ([1.0, 0.0], [[0.5, 0.5], [0.2, -0.3]])
     """
-    V = np.asarray(V, dtype=float)
+    if isinstance(V, (str, bytes)):
+        raise BadTypeError("V must be an array of real numbers, got a string")
+    ndim = np.ndim(V)
+    V = check_data(V, "V", ndim=1 if ndim == 1 else 2)
+    radius = check_real(radius, "radius", low=0.0, low_open=True)
+    return _project_l1(V, radius)
+
+
+def _project_l1(V, radius=1.0):
     one = V.ndim == 1
-    W = np.atleast_2d(V).copy()
-    if not (np.isfinite(radius) and radius > 0):
-        raise ValueError(f"radius must be finite and > 0, got {radius!r}")
+    W = np.atleast_2d(V).astype(float, copy=True)
     A = np.abs(W)
     outside = np.flatnonzero(A.sum(axis=1) > radius)
     if outside.size:
@@ -69,7 +95,7 @@ def project_l1_ball(V, radius=1.0):
 
 def _uniform_l1_ball(n, d, rng):
     """n points uniform in the unit L1 ball of R^d (exponential spacings + random signs)."""
-    E = rng.exponential(size=(n, d + 1))
+    E = rng.exponential(size=(n, d + 1))  # not privacy noise: data-independent random candidate points
     P = E[:, :d] / E.sum(axis=1, keepdims=True)
     return P * rng.choice([-1.0, 1.0], size=(n, d))
 
@@ -82,7 +108,7 @@ def _greedy_accept(C, k, min_dist):
     acc = []
     start = 0
     md2 = min_dist * min_dist
-    for _ in range(k):
+    for _ in range(k):  # a loop over the k centroids; each pass is vectorised over the candidates
         nxt = np.flatnonzero(valid[start:])
         if nxt.size == 0:
             break
@@ -91,24 +117,48 @@ def _greedy_accept(C, k, min_dist):
         diff = C[i + 1:] - C[i]
         valid[i + 1:] &= (diff * diff).sum(axis=1) >= md2
         start = i + 1
-    if len(acc) == k:
-        failures = acc[-1] + 1 - k
-    else:
-        failures = n - len(acc)
+    failures = acc[-1] + 1 - k if len(acc) == k else n - len(acc)
     return np.array(acc, dtype=int), failures
 
 
-def random_centroids(k, d, r=1.0, rng=None):
-    """k centroids uniform in the domain ``[-r, r]^d`` (original DPLloyd, Algorithm 3 line 2; data-independent)."""
-    k = check_positive_int(k, "k")
-    d = check_positive_int(d, "d")
+def _check_k_d(k, d, extra=0):
+    k = check_int(k, "k", 1, _MAX_K)
+    d = check_int(d, "d", 1, _MAX_ELEMS)
+    if (k + extra) * d > _MAX_ELEMS:
+        raise ValueError(f"k={k} and d={d} ask for {(k + extra) * d} candidate coordinates; at most {_MAX_ELEMS}")
+    return k, d
+
+
+def random_centroids(k: int, d: int, r: float = 1.0, rng=None) -> np.ndarray:
+    """k centroids uniform in the domain ``[-r, r]^d`` (original DPLloyd, Algorithm 3 line 2; data-independent).
+
+    Parameters
+    ----------
+    k, d : int
+        Number of centroids (1..10000) and dimensions.
+    r : float, default 1.0
+        Half-width of the domain, > 0.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (k, d)
+
+    Examples
+    --------
+    >>> C = random_centroids(3, 2, rng=0)
+    >>> C.shape, bool(abs(C).max() <= 1)
+    ((3, 2), True)
+    """
+    k, d = _check_k_d(k, d)
+    r = check_real(r, "r", low=0.0, low_open=True)
     rng = check_rng(rng)
     return rng.uniform(-r, r, size=(k, d))
 
 
-def sphere_packing_centroids(k, d, r=1.0, rng=None, *, max_tries=1000, tol=1e-6, max_steps=50,
-                             return_radius=False):
-    """Sphere-packing initial centroids, Algorithm 12 (spec §3.3). Data-independent: costs no budget.
+def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng=None, *, max_tries: int = 1000,
+                             tol: float = 1e-6, max_steps: int = 50, return_radius: bool = False):
+    """Sphere-packing initial centroids, Algorithm 12. Data-independent: costs no budget.
 
     For a radius a, centroids are drawn one by one uniformly in ``[-r + a, r - a]^d`` (at least a from every
     face of the domain — the plausible reading of the thesis's "every corner") and a draw is accepted iff it
@@ -119,12 +169,44 @@ def sphere_packing_centroids(k, d, r=1.0, rng=None, *, max_tries=1000, tol=1e-6,
     Stops when ``hi - lo < tol·r`` or after ``max_steps`` bisections and returns the **last successful**
     set; if none succeeded, k uniform points of the domain (radius 0).
 
-    Returns ``(k, d)`` centroids in ``[-r, r]^d`` (and the radius used when ``return_radius=True``).
+    Parameters
+    ----------
+    k, d : int
+        Number of centroids (1..10000) and dimensions.
+    r : float, default 1.0
+        Half-width of the domain, > 0.
+    rng : None, int or numpy.random.Generator
+    max_tries : int, default 1000
+        Rejections allowed per attempt (``(max_tries + k)·d <= 2^26``).
+    tol : float, default 1e-6
+        Relative width of the radius interval at which the bisection stops, in [0, 1).
+    max_steps : int, default 50
+        Most bisection steps (1..1000).
+    return_radius : bool, default False
+        Also return the radius a.
+
+    Returns
+    -------
+    ndarray (k, d), or ``(centroids, a)`` with ``return_radius=True``
+
+    Examples
+    --------
+    >>> C, a = sphere_packing_centroids(5, 2, rng=0, return_radius=True)
+    >>> C.shape, bool(a > 0.2), bool(abs(C).max() <= 1 - a)
+    ((5, 2), True, True)
     """
-    k = check_positive_int(k, "k")
-    d = check_positive_int(d, "d")
-    max_tries = check_positive_int(max_tries, "max_tries")
+    max_tries = check_int(max_tries, "max_tries", 1, _MAX_ELEMS)
+    k, d = _check_k_d(k, d, extra=max_tries)
+    r = check_real(r, "r", low=0.0, low_open=True)
+    tol = check_real(tol, "tol", low=0.0, high=1.0, high_open=True)
+    max_steps = check_int(max_steps, "max_steps", 1, 1000)
+    return_radius = check_bool(return_radius, "return_radius")
     rng = check_rng(rng)
+    C, a = _sphere_packing(k, d, r, rng, max_tries, tol, max_steps)
+    return (C, a) if return_radius else C
+
+
+def _sphere_packing(k, d, r, rng, max_tries=1000, tol=1e-6, max_steps=50):
     lo, hi = 0.0, float(r)
     best, best_a = None, 0.0
     for _ in range(max_steps):
@@ -145,467 +227,498 @@ def sphere_packing_centroids(k, d, r=1.0, rng=None, *, max_tries=1000, tol=1e-6,
             break
     if best is None:
         best, best_a = rng.uniform(-r, r, size=(k, d)), 0.0
-    return (best, best_a) if return_radius else best
+    return best, best_a
 
 
-def separated_centroids(k, d, rng=None, *, r0=None, max_failures=1000, shrink=0.9):
-    """Data-independent, well-separated initial centroids in the unit L1 ball (spec ``mcmc-postprocessing.md``
-    §5.2 and §10.3, the Lee–Kifer configuration).
+def separated_centroids(k: int, d: int, rng=None, *, r0: float | None = None, max_failures: int = 1000,
+                        shrink: float = 0.9) -> np.ndarray:
+    """Data-independent, well-separated initial centroids in the unit L1 ball (Lee & Kifer's configuration).
 
     Candidates are uniform in the L1 ball; a candidate is accepted iff its L2 distance to every accepted
-    centroid is at least the current radius, which starts at ``r0 = 1/k^(1/d)`` and shrinks by ``shrink``
-    whenever a batch of ``max_failures + k`` draws does not complete the set (accepted centroids are kept:
-    they satisfy the smaller radius too).
+    centroid is at least the current radius, which starts at ``r0`` (default ``1/k^(1/d)``) and shrinks by
+    ``shrink`` whenever a batch of ``max_failures + k`` draws does not complete the set (accepted centroids
+    are kept: they satisfy the smaller radius too). No two points of the ball are more than 2 apart, so a
+    larger ``r0`` is lowered to 2; after 500 shrinks the radius drops to 0, so the search always ends.
+
+    Parameters
+    ----------
+    k, d : int
+        Number of centroids (1..10000) and dimensions.
+    rng : None, int or numpy.random.Generator
+    r0 : float, optional
+        Initial separation radius (finite, > 0).
+    max_failures : int, default 1000
+        Rejected candidates per batch (``(max_failures + k)·(d + 1) <= 2^26``).
+    shrink : float, default 0.9
+        Factor applied to the radius after a failed batch, in (0, 0.99].
+
+    Returns
+    -------
+    ndarray (k, d)
+
+    Examples
+    --------
+    >>> C = separated_centroids(6, 3, rng=0)
+    >>> C.shape, bool((abs(C).sum(axis=1) <= 1 + 1e-12).all())
+    ((6, 3), True)
     """
-    k = check_positive_int(k, "k")
-    d = check_positive_int(d, "d")
+    max_failures = check_int(max_failures, "max_failures", 1, _MAX_ELEMS)
+    d = check_int(d, "d", 1, _MAX_ELEMS)
+    k, _ = _check_k_d(k, d + 1, extra=max_failures)
     rng = check_rng(rng)
-    rad = 1.0 / k ** (1.0 / d) if r0 is None else float(r0)
+    if r0 is not None:
+        r0 = check_real(r0, "r0", low=0.0, low_open=True)
+    shrink = check_real(shrink, "shrink", low=0.0, high=0.99, low_open=True)
+    return _separated(k, d, rng, r0, max_failures, shrink)
+
+
+def _separated(k, d, rng, r0=None, max_failures=1000, shrink=0.9, max_shrinks=500):
+    rad = min(1.0 / k ** (1.0 / d) if r0 is None else float(r0), 2.0)
     acc = np.empty((0, d))
-    while acc.shape[0] < k:
+    for it in range(max_shrinks + 1):
+        if it == max_shrinks:
+            rad = 0.0
         C = np.vstack([acc, _uniform_l1_ball(max_failures + k, d, rng)])
         # accepted points first; the greedy pass re-accepts them (they are mutually separated)
         idx, _ = _greedy_accept(C, k, rad)
-        new = C[idx]
-        if new.shape[0] == k:
-            return new
-        # keep only the accepted that come from the fresh batch up to the first max_failures rejections
-        acc = new
+        acc = C[idx]
+        if acc.shape[0] == k:
+            break
         rad *= shrink
     return acc
 
 
-# --------------------------------------------------------------------------------------------- Lloyd
-def _assign_t(Xt, C):
-    """Nearest centroid for the points given TRANSPOSED, ``Xt`` of shape (d, N); ties -> lowest index.
-
-    For d <= 4 the score ``-2 x·c_j + ||c_j||²`` of every cluster is computed with elementwise ufuncs (the same
-    operations in the same order for every point, so a point's label depends only on the point and the
-    centroids, never on its position in the array) into a (k, block) buffer of ``_BLOCK`` points; the minimum
-    over the clusters is one ``np.minimum.reduce`` and the label is the LOWEST j whose score equals it. This
-    avoids ``argmin`` along a short axis (which copies and loops per point) and is about 1.9x faster than
-    ``argmin(X @ C.T, axis=1)`` at d = 2, k = 5. For d > 4 the matrix product is used. No loop over points.
-    """
-    d, n = Xt.shape
-    k = C.shape[0]
-    if k == 1:
-        return np.zeros(n, dtype=np.intp)
-    cc = (C * C).sum(axis=1)
-    if d > 4:
-        D = Xt.T @ (-2.0 * C.T)
-        D += cc
-        return np.argmin(D, axis=1)
-    A = -2.0 * C
-    lab = np.empty(n, dtype=np.intp)
-    B = min(n, _BLOCK)
-    D = np.empty((k, B))
-    tmp, low = np.empty(B), np.empty(B)
-    m = np.empty(B, dtype=bool)
-    lb = np.empty(B, dtype=np.intp)
-    for s in range(0, n, B):  # loop over blocks of points and over clusters, each step vectorised
-        e = min(n, s + B)
-        L = e - s
-        DD, tt, lo, mm, ll = D[:, :L], tmp[:L], low[:L], m[:L], lb[:L]
-        for j in range(k):
-            dd = DD[j]
-            np.multiply(Xt[0, s:e], A[j, 0], out=dd)
-            for i in range(1, d):
-                np.multiply(Xt[i, s:e], A[j, i], out=tt)
-                dd += tt
-            dd += cc[j]
-        np.minimum.reduce(DD, axis=0, out=lo)
-        ll.fill(k - 1)
-        for j in range(k - 2, -1, -1):  # descending, so a tie ends with the lowest index
-            np.equal(DD[j], lo, out=mm)
-            np.copyto(ll, j, where=mm)
-        lab[s:e] = ll
-    return lab
-
-
-def _assign(X, C):
-    """Nearest centroid for the rows of X (N, d); ties -> lowest index."""
-    return _assign_t(np.ascontiguousarray(np.asarray(X, float).T), np.asarray(C, float))
-
-
-def _stats_t(Xt, labels, k):
-    """Exact counts (k,) and coordinate sums (k, d) of the partition; Xt is (d, N). One bincount per dimension."""
-    counts = np.bincount(labels, minlength=k).astype(float)
-    sums = np.empty((k, Xt.shape[0]))
-    for i in range(Xt.shape[0]):  # loop over dimensions, not points
-        sums[:, i] = np.bincount(labels, weights=Xt[i], minlength=k)
-    return counts, sums
-
-
-def _stats(X, labels, k):
-    """Exact counts (k,) and coordinate sums (k, d) of the partition of the rows of X."""
-    return _stats_t(np.ascontiguousarray(np.asarray(X, float).T), labels, k)
-
-
-def lloyd(X, init, n_iter=100, tol=0.0, return_n_iter=False):
+# --------------------------------------------------------------------------------------------- Lloyd baselines
+def lloyd(X, init, n_iter: int = 100, tol: float = 0.0, return_n_iter: bool = False):
     """Plain (non-private) Lloyd's algorithm, Eq. (2.9), from the given initial centroids.
 
-    Each iteration assigns every point to its nearest centroid (ties to the lowest index) and then moves
-    every non-empty cluster's centroid to its mean; an empty cluster keeps its centroid. Stops after
-    ``n_iter`` iterations or when no centroid moves by more than ``tol``. NOT private.
+    Each iteration assigns every point to its nearest centroid (ties to the lowest index) and then moves every
+    non-empty cluster's centroid to its mean; an empty cluster keeps its centroid. Stops after ``n_iter``
+    iterations or when no centroid moves by more than ``tol`` (Euclidean). NOT private.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    init : array (k, d)
+        Initial centroids.
+    n_iter : int, default 100
+        Most iterations (1..10^6).
+    tol : float, default 0.0
+        Stop when no centroid moves further than this (>= 0).
+    return_n_iter : bool, default False
+        Also return the number of iterations run.
+
+    Returns
+    -------
+    ndarray (k, d), or ``(centroids, n_iter)``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]])
+    >>> lloyd(X, [[1.0, 1.0], [4.0, 4.0]]).tolist()
+    [[0.0, 0.5], [5.0, 5.5]]
     """
     X = check_data(X)
-    C = check_data(init, "init", n_features=X.shape[1]).copy()
-    n_iter = check_positive_int(n_iter, "n_iter")
-    k = C.shape[0]
-    Xt = np.ascontiguousarray(X.T)
-    it = 0
-    for it in range(1, n_iter + 1):
-        labels = _assign_t(Xt, C)
-        counts, sums = _stats_t(Xt, labels, k)
-        nonempty = counts > 0
-        newC = C.copy()
-        newC[nonempty] = sums[nonempty] / counts[nonempty, None]
-        shift = np.max(np.abs(newC - C))
-        C = newC
-        if shift <= tol:
-            break
+    C = check_data(init, "init", n_features=X.shape[1])
+    check_int(C.shape[0], "init (number of rows)", 1, _MAX_K)
+    n_iter = check_int(n_iter, "n_iter", 1, 10**6)
+    tol = check_real(tol, "tol", low=0.0)
+    return_n_iter = check_bool(return_n_iter, "return_n_iter")
+    with _kernels.single_blas_thread():
+        C, it = _kernels.lloyd(X, C, max_iter=n_iter, tol=tol)
     return (C, it) if return_n_iter else C
 
 
-def _kmeanspp(X, k, rng):
-    """k-means++ seeding (Arthur & Vassilvitskii 2007) — reads the data, so NOT private."""
-    n = X.shape[0]
-    C = np.empty((k, X.shape[1]))
-    C[0] = X[rng.integers(n)]
-    d2 = ((X - C[0]) ** 2).sum(axis=1)
-    for j in range(1, k):
-        tot = d2.sum()
-        idx = rng.integers(n) if tot <= 0 else rng.choice(n, p=d2 / tot)
-        C[j] = X[idx]
-        d2 = np.minimum(d2, ((X - C[j]) ** 2).sum(axis=1))
-    return C
+def best_of_lloyd(X, k: int, n_init: int = 30, rng=None, *, n_iter: int = 100, init: str = "k-means++",
+                  r: float = 1.0):
+    """The non-private baseline of the thesis: the best (lowest NICV) of ``n_init`` Lloyd runs. NOT private.
 
+    Parameters
+    ----------
+    X : array (n, d)
+    k : int
+        Clusters, ``1 <= k <= n`` (the data are not private here, so k is checked against n).
+    n_init : int, default 30
+        Number of runs (1..10000); the thesis uses 30.
+    rng : None, int or numpy.random.Generator
+    n_iter : int, default 100
+        Iterations per run.
+    init : {"k-means++", "sphere_packing", "random"}
+        k-means++ seeding (data-driven — fine for a non-private baseline), Algorithm 12 in ``[-r, r]^d`` (as the
+        thesis's 30 inits; X must then live in that domain) or uniform in ``[-r, r]^d``.
+    r : float, default 1.0
+        Half-width of the domain used by the data-independent inits.
 
-def best_of_lloyd(X, k, n_init=30, rng=None, *, n_iter=100, init="k-means++", r=1.0):
-    """The non-private baseline of the thesis: the best (lowest NICV) of ``n_init`` Lloyd runs (spec §4.4, P18).
+    Returns
+    -------
+    (ndarray (k, d), float)
+        The centres and their NICV (WCSS / n).
 
-    ``init="k-means++"`` (default, data-driven seeding — fine for a non-private baseline),
-    ``"sphere_packing"`` (Algorithm 12 in ``[-r, r]^d``, as the thesis's 30 inits; X must then live in that
-    domain) or ``"random"`` (uniform in ``[-r, r]^d``). NOT private.
-
-    Returns ``(centers, nicv)``.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.repeat([[0.0, 0.0], [1.0, 1.0]], 10, axis=0)
+    >>> C, v = best_of_lloyd(X, 2, n_init=3, rng=0)
+    >>> sorted(C.tolist()), v
+    ([[0.0, 0.0], [1.0, 1.0]], 0.0)
     """
     X = check_data(X)
-    k = check_n_clusters(k, X.shape[0], "k")
-    n_init = check_positive_int(n_init, "n_init")
+    n, d = X.shape
+    k = check_n_clusters(k, n, "k")
+    check_int(k, "k", 1, _MAX_K)
+    n_init = check_int(n_init, "n_init", 1, 10_000)
+    n_iter = check_int(n_iter, "n_iter", 1, 10**6)
+    init = check_options(init, "init", ("k-means++", "sphere_packing", "random"))
+    r = check_real(r, "r", low=0.0, low_open=True)
     rng = check_rng(rng)
-    best_c, best_v = None, np.inf
-    d = X.shape[1]
-    for _ in range(n_init):
-        if init == "k-means++":
-            c0 = _kmeanspp(X, k, rng)
-        elif init == "sphere_packing":
-            c0 = sphere_packing_centroids(k, d, r, rng)
-        elif init == "random":
-            c0 = random_centroids(k, d, r, rng)
-        else:
-            raise ValueError(f"init must be 'k-means++', 'sphere_packing' or 'random', got {init!r}")
-        c = lloyd(X, c0, n_iter=n_iter)
-        v = float(squared_distances(X, c).min(axis=1).mean())
-        if v < best_v:
-            best_c, best_v = c, v
-    return best_c, best_v
+    if init == "k-means++":
+        inits = None
+    elif init == "sphere_packing":
+        inits = (_sphere_packing(k, d, r, rng)[0] for _ in range(n_init))
+    else:
+        inits = (rng.uniform(-r, r, size=(k, d)) for _ in range(n_init))
+    with _kernels.single_blas_thread():
+        C, cost = _kernels.best_of_lloyd(X, k, n_init, rng, max_iter=n_iter, tol=0.0, inits=inits)
+    return C, cost / n
 
 
 # --------------------------------------------------------------------------------------------- DPLloyd
-class DPLloyd:
+def _round_statistics(Z, C):
+    """The only pass over the data in a round: exact counts (k,) and coordinate sums (k, d) of the points of
+    ``Z`` in the Voronoi cells of ``C`` (ties to the lowest index).
+
+    A reduction over the rows: on a partitioned array, the per-block results add up, and the noise is added
+    once, afterwards, to the totals.
+    """
+    _, counts, sums = _kernels.assign_stats(Z, C)
+    return counts, sums
+
+
+def _to_domain(X, low, high, r, l1_ball):
+    """Map X (n, d) into the scaled domain: the public box onto ``[-r, r]^d`` with clipping, then (Lee–Kifer)
+    the Euclidean projection of every point outside the unit L1 ball onto it. Column-major (one pass per
+    dimension in the statistics is then contiguous). Nothing about how many points were moved is kept."""
+    Z = np.asfortranarray(_kernels.scale_into(X, low, high, r))
+    if l1_ball:
+        outside = np.flatnonzero(np.abs(Z).sum(axis=1) > 1.0)
+        if outside.size:
+            Z[outside] = _project_l1(Z[outside])
+    return Z
+
+
+class _InitSpec(Spec):
+    """None, one of the named data-independent initialisations, or a (k, d) array of public centroids."""
+
+    def __call__(self, value, name):
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return check_options(value, name, _INITS)
+        return check_data(value, name)
+
+
+class DPLloyd(ScaledCentroidMixin, DPEstimator):
     """Differentially private Lloyd's algorithm (DPLloyd), in three configurations.
+
+    Every round assigns every point to its nearest current centroid, releases the k cluster counts and the
+    k·d coordinate sums with Laplace noise, and moves every centroid to ``noisy sum / noisy count``.
 
     Parameters
     ----------
     n_clusters : int
-        k >= 1 (and <= N).
+        k, 1 <= k <= 10000. It is never compared with the private N (only with ``n_public``, if given).
     epsilon : float
-        Total budget ε > 0. ``ledger_.epsilon == epsilon`` after ``fit``.
-    bounds : pair or arrays, default (-1.0, 1.0)
+        Total budget ε > 0. ``ledger_`` totals exactly ε after ``fit``.
+    bounds : pair or arrays
         The **public** data domain (one (low, high) pair for every dimension, or arrays of lows and highs).
-        Never read off the data. Data are mapped linearly from this box into ``[-r, r]^d``; points outside
-        the box are **clipped** onto it.
+        Required: it must come from domain knowledge, never from the data (that would leak its extremes).
+        Data are mapped linearly from this box into ``[-r, r]^d``; points outside are **clipped** onto it.
     variant : {"improved", "original", "lee_kifer"}
-        * ``"original"`` — the thesis's DPLloyd baseline (PINQ, Algorithms 2–3, spec §2.5): 5 rounds, every
-          count and every coordinate sum gets ``Lap((d r + 1) t / ε)``, i.e. per round the count gets
+        * ``"original"`` — the thesis's DPLloyd baseline (PINQ, Algorithms 2–3): 5 rounds, every count and
+          every coordinate sum gets ``Lap((d r + 1) t / ε)``, i.e. per round the count gets
           ``ε_0 = ε/((dr+1)t)`` and each sum ``ε_s = r ε/((dr+1)t)``; initial centroids uniform in the domain.
-        * ``"improved"`` — DPLloyd-Impr (Algorithm 14): sphere-packing initial centroids (Algorithm 12),
-          the count/sum split ``∛(4dρ²) : 1`` per dimension (Eqs. 4.6–4.7), and ``t⁻`` rounds from ε^m
-          (Eqs. 4.8–4.9): 2 if ``ε <= 2ε^m`` else ``min(⌊ε/ε^m⌋, 7)``, each with ``ε/t⁻``.
-        * ``"lee_kifer"`` — DP-KMEANS of Lee & Kifer (spec ``mcmc-postprocessing.md`` §1.2): the box is
-          mapped to ``[-1, 1]^d`` and every point outside the **unit L1 ball** is replaced by its Euclidean
-          projection onto the ball (:func:`project_l1_ball`; Duchi et al. 2008); ``T = 5`` rounds by
-          default; every count and EVERY coordinate sum gets ``Lap(2T/ε)`` (the count vector and the sum
-          vector have L1 sensitivity 1 each, so each costs ``ε/(2T)`` per round); data-independent initial
-          centroids from :func:`separated_centroids`. Requires ``r = 1``.
-    n_rounds : "auto" or int >= 1
-        ``"auto"``: 5 (original, lee_kifer) or ``t⁻`` of Algorithm 14 (improved). An int overrides it (the
-        improved variant keeps its split, the budget is divided equally over the rounds).
+        * ``"improved"`` — DPLloyd-Impr (Algorithm 14): sphere-packing initial centroids (Algorithm 12), the
+          count/sum split ``∛(4dρ²) : 1`` per dimension (Eqs. 4.6–4.7) and ``t⁻`` rounds from ε^m
+          (Eqs. 4.8–4.9): 2 if ``ε' <= 2ε^m`` else ``min(⌊ε'/ε^m⌋, 7)``, each with ``ε'/t⁻``, where ε' is
+          the budget left for the rounds. ε^m needs N: see ``n_public``.
+        * ``"lee_kifer"`` — DP-KMEANS of Lee & Kifer: the box is mapped to ``[-1, 1]^d`` and every point
+          outside the **unit L1 ball** is replaced by its Euclidean projection onto the ball
+          (:func:`project_l1_ball`); ``T = 5`` rounds by default; every count and every coordinate sum gets
+          ``Lap(2T/ε)`` (the count vector and the sum vector have L1 sensitivity 1 each, so each costs
+          ``ε/(2T)`` per round); data-independent initial centroids from :func:`separated_centroids`.
+          Requires ``r = 1``.
+    n_rounds : "auto" or int
+        ``"auto"``: 5 (original, lee_kifer) or ``t⁻`` of Algorithm 14 (improved). An int in 1..10000 fixes it
+        (the improved variant keeps its split and then needs no N; the budget is divided equally).
     init : None, "sphere_packing", "random", "separated" or array (k, d)
-        Initial centroids. None = the variant's default. An array is taken in the ORIGINAL data units and
-        is public (it must not be computed from the private data); it is mapped into the scaled domain
-        (and clipped / projected like the data).
-    random_state : None, int or numpy.random.Generator
-        Two independent streams are spawned from it: one for the initial centroids, one for the noise.
+        Initial centroids. None = the variant's default. An array is taken in the ORIGINAL data units and is
+        public (it must not be computed from the private data); it is mapped into the scaled domain (and
+        clipped / projected like the data).
     r : float, default 1.0
-        Half-width of the scaled domain ``[-r, r]^d``. Eq. (4.9) is stated for r = 1; for other r the
-        general form of :func:`~dpclust_core.kmeans.error_models.epsilon_m` is used.
-    n_public : int, optional
-        N, **treated as public**. Only the improved variant uses N (in ε^m, Eq. 4.9, hence the number of
-        rounds). The thesis never privatises N (spec pitfall P10): if ``n_public`` is None the improved
-        variant uses ``len(X)`` — the thesis's convention, which strictly leaks the exact N. Pass a public
-        (or separately privatised) N to avoid that. The original and Lee–Kifer variants do not use N.
+        Half-width of the scaled domain ``[-r, r]^d`` (at most 10^6). Eq. (4.9) is stated for r = 1; for other
+        r the general form of :func:`~dpclust_core.kmeans.error_models.epsilon_m` is used.
+    {n_public}
+        Only DPLloyd-Impr with ``n_rounds="auto"`` uses N (in ε^m, Eq. 4.9, hence the number of rounds); the
+        other configurations ignore it except to refuse ``n_clusters > n_public``.
+    {n_share}
+        Spent only by DPLloyd-Impr with ``n_rounds="auto"`` and no ``n_public``; the rounds get the rest.
     rho : float, default 0.225
-        ρ of Eqs. (4.6)–(4.9).
+        ρ of Eqs. (4.6)–(4.9), in [0, 0.5].
     guard : {"auto", "keep_prev", "keep_prev+project"}
         The post-processing rule (free under DP; it only reads the noisy statistics): a cluster whose noisy
         count is **< 1** keeps its previous centroid; otherwise its centroid is ``noisy_sum / noisy_count``.
         ``"keep_prev+project"`` then maps the centroid back into the domain: per-coordinate clipping to
         ``[-r, r]`` (Π of Algorithm 2) for the box variants, Euclidean projection onto the L1 ball for
         lee_kifer. ``"auto"`` = ``"keep_prev+project"`` for original/improved, ``"keep_prev"`` for lee_kifer
-        (spec ``mcmc-postprocessing.md`` §10.1: the paper does not project).
+        (Lee & Kifer do not project).
+    random_state : None, int or numpy.random.Generator
+        Two independent streams are spawned from it: one for the initial centroids, one for the noise.
+    ledger : PrivacyLedger, optional
+        A shared ledger: the fit is refused before the data are read if it cannot afford ε, and its entries
+        are added to it as one group.
 
     Attributes
     ----------
-    cluster_centers_ : ndarray (k, d), in the ORIGINAL data units.
-    ledger_ : PrivacyLedger — per round one entry for the k noisy counts (sensitivity 1) and one for the k·d
-        noisy sums (sensitivity d·r; 1 for lee_kifer). Empty clusters are part of the same vectorised
-        release. ``ledger_.epsilon == epsilon``.
-    n_iter_ : int, rounds run (= the number of rounds; DPLloyd never stops early, that would leak).
-    history_ : list of dicts, one per round t, with (all in the SCALED domain)
-        ``centroids`` (k, d) used for the assignment in round t; ``noisy_counts`` (k,); ``noisy_sums``
-        (k, d); ``count_scale`` (Laplace scale of every noisy count); ``sum_scale`` (Laplace scale of every
-        noisy coordinate sum); ``new_centroids`` (k, d) produced by the round after the guard.
-    init_centroids_ : (k, d) scaled initial centroids; ``r_``, ``scaled_bounds_`` (= (-r, r)),
-    ``bounds_`` (low, high arrays), ``n_features_in_``, ``n_rounds_``, ``epsilon_round_``,
-    ``epsilon_count_`` (per-round budget of the count vector), ``epsilon_sum_`` (original / improved: the
-    per-round budget of EACH coordinate sum, whose noise is ``Lap(r / epsilon_sum_)``, so a round costs
-    ``epsilon_count_ + d * epsilon_sum_``; lee_kifer: the per-round budget of the WHOLE sum vector, L1
-    sensitivity 1, noise ``Lap(1 / epsilon_sum_)`` on every coordinate, so a round costs
-    ``epsilon_count_ + epsilon_sum_``), ``epsilon_m_`` (improved only, else None), ``n_public_`` (the N used,
-    or None), ``min_count_`` (= 1.0).
+    cluster_centers_ : ndarray (k, d)
+        The released centroids, in the ORIGINAL data units.
+    scaled_centers_ : ndarray (k, d)
+        The same in the scaled domain.
+    ledger_ : PrivacyLedger
+        "N (noisy count)" when DPLloyd-Impr bought one; then per round one entry for the k noisy counts
+        (sensitivity 1) and one for the k·d noisy sums (sensitivity d·r; 1 for lee_kifer). Empty clusters are
+        part of the same vectorised release. Totals exactly ε.
+    n_iter_ : int
+        Rounds run (= ``n_rounds_``; DPLloyd never stops early, that would leak). For DPLloyd-Impr it is a
+        function of the noisy N (or of ``n_public``), never of the exact N.
+    history_ : list of dict
+        One dict per round t, with (all in the SCALED domain) ``centroids`` (k, d) used for the assignment in
+        round t; ``noisy_counts`` (k,); ``noisy_sums`` (k, d); ``count_scale`` (Laplace scale of every noisy
+        count); ``sum_scale`` (Laplace scale of every noisy coordinate sum); ``new_centroids`` (k, d) after the
+        guard. Only noisy releases and public values.
+    init_centroids_ : ndarray (k, d)
+        The scaled initial centroids (public).
+    n_estimate_ : float or None
+        The N used by ε^m: the noisy count, or ``n_public``; None when N was not needed.
+    epsilon_n_ : float
+        Budget spent on the noisy count (0 when none was bought).
+    epsilon_m_ : float or None
+        ε^m of Eq. (4.9) (DPLloyd-Impr with ``n_rounds="auto"`` only).
+    epsilon_round_, epsilon_count_, epsilon_sum_ : float
+        The per-round budget, the budget of the count vector, and (original / improved) the budget of EACH
+        coordinate sum, whose noise is ``Lap(r / epsilon_sum_)``, so a round costs
+        ``epsilon_count_ + d * epsilon_sum_``; (lee_kifer) the budget of the WHOLE sum vector, L1 sensitivity
+        1, noise ``Lap(1 / epsilon_sum_)`` on every coordinate, so a round costs
+        ``epsilon_count_ + epsilon_sum_``.
+    n_rounds_ : int
+    r_, scaled_bounds_, bounds_, n_features_in_, guard_, domain_, min_count_ :
+        Public settings as used (``domain_`` is "l1" for lee_kifer, else "box"; ``min_count_`` = 1.0).
 
-    Every attribute above is a function of public inputs and the noisy releases only (``n_public_`` is
-    ``len(X)`` when ``n_public`` is None — the thesis's convention that N is public). No statistic of the raw
-    data (such as the number of clipped points) is stored on the estimator;
-    :func:`~dpclust_core.data.scale_to_domain` with ``return_n_clipped=True`` gives it to the data owner.
+    Every attribute is a function of public inputs and the noisy releases only. No statistic of the raw data
+    (such as the number of clipped points) is stored; :func:`~dpclust_core.data.scale_to_domain` with
+    ``return_n_clipped=True`` gives it to the data owner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpclust_core.data import make_blobs_ratio
+    >>> X, _ = make_blobs_ratio(2000, n_clusters=3, random_state=0)
+    >>> est = DPLloyd(3, 1.0, bounds=(-1, 1), random_state=0).fit(X)
+    >>> est.cluster_centers_.shape, round(est.ledger_.epsilon, 12)
+    ((3, 2), 1.0)
+    >>> est.ledger_.entries[0].name, est.n_iter_ == len(est.history_)
+    ('N (noisy count)', True)
+    >>> DPLloyd(3, 1.0, bounds=(-1, 1), n_public=2000, random_state=0).fit(X).n_estimate_
+    2000.0
     """
 
-    def __init__(self, n_clusters, epsilon, bounds=(-1.0, 1.0), variant="improved", n_rounds="auto", init=None,
-                 random_state=None, r=1.0, n_public=None, rho=RHO, guard="auto"):
+    _parameters = {
+        "n_clusters": Int(1, _MAX_K),
+        "epsilon": Epsilon(),
+        "bounds": BoundsSpec(),
+        "variant": Options(*_VARIANTS),
+        "n_rounds": Options("auto") | Int(1, _MAX_USER_ROUNDS),
+        "init": _InitSpec(),
+        "r": Real(0.0, 1e6, low_open=True),
+        "n_public": NoneOr(Int(1, 2**53)),
+        "n_share": Real(0.0, 0.5, low_open=True),
+        "rho": Real(0.0, 0.5),
+        "guard": Options("auto", "keep_prev", "keep_prev+project"),
+        "random_state": RandomState(),
+        "ledger": Ledger(),
+    }
+
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds, variant: str = "improved",
+                 n_rounds="auto", init=None, r: float = 1.0, n_public: int | None = None, n_share: float = 0.05,
+                 rho: float = RHO, guard: str = "auto", random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
         self.variant = variant
         self.n_rounds = n_rounds
         self.init = init
-        self.random_state = random_state
         self.r = r
         self.n_public = n_public
+        self.n_share = n_share
         self.rho = rho
         self.guard = guard
+        self.random_state = random_state
+        self.ledger = ledger
 
-    # ------------------------------------------------------------------ validation
-    def _check_params(self, n_features=None):
-        if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {_VARIANTS}, got {self.variant!r}")
-        eps = check_epsilon(self.epsilon)
-        k = check_positive_int(self.n_clusters, "n_clusters")
-        if not (isinstance(self.r, numbers.Real) and not isinstance(self.r, bool) and np.isfinite(self.r)
-                and self.r > 0):
-            raise ValueError(f"r must be a finite number > 0, got {self.r!r}")
-        r = float(self.r)
-        if self.variant == "lee_kifer" and r != 1.0:
-            raise ValueError("r must be 1.0 for variant='lee_kifer' (data live in the unit L1 ball)")
-        if not (self.n_rounds == "auto" or (isinstance(self.n_rounds, (numbers.Integral, np.integer))
-                                             and not isinstance(self.n_rounds, bool) and self.n_rounds >= 1)):
-            raise ValueError(f"n_rounds must be 'auto' or an integer >= 1, got {self.n_rounds!r}")
-        if self.n_public is not None:
-            check_positive_int(self.n_public, "n_public")
-        if not (isinstance(self.rho, numbers.Real) and 0.0 <= float(self.rho) <= 0.5):
-            raise ValueError(f"rho must lie in [0, 0.5], got {self.rho!r}")
-        if self.guard not in ("auto", "keep_prev", "keep_prev+project"):
-            raise ValueError(f"guard must be 'auto', 'keep_prev' or 'keep_prev+project', got {self.guard!r}")
-        if isinstance(self.init, str):
-            if self.init not in ("sphere_packing", "random", "separated"):
-                raise ValueError(f"init must be None, 'sphere_packing', 'random', 'separated' or an array, "
-                                 f"got {self.init!r}")
-        elif self.init is not None:
-            arr = check_data(self.init, "init", n_features=n_features)
-            if arr.shape[0] != k:
-                raise ValueError(f"init has {arr.shape[0]} rows, expected n_clusters={k}")
-        bounds = check_bounds(self.bounds, n_features)
-        return eps, k, r, bounds
-
-    # ------------------------------------------------------------------ scaling
-    def _to_domain_t(self, X):
-        """Map X (N, d) into the scaled domain, returned TRANSPOSED as (d, N).
-
-        Linear map of the public box onto ``[-r, r]^d`` followed by clipping onto the box (as
-        :func:`~dpclust_core.data.scale_to_domain`); lee_kifer then projects the points outside the unit L1
-        ball onto it (:func:`project_l1_ball`). How many points were moved is a statistic of the private data:
-        it is neither computed nor stored here (the data owner can get it from
-        ``scale_to_domain(X, bounds, return_n_clipped=True)``).
-        """
-        low, high = self.bounds_
-        r = self.r_
-        n, d = X.shape
-        Zt = np.empty((d, n))
-        for i in range(d):  # loop over dimensions, not points
-            a = 2.0 * r / (high[i] - low[i])
-            np.multiply(X[:, i], a, out=Zt[i])
-            Zt[i] -= low[i] * a + r
-            np.clip(Zt[i], -r, r, out=Zt[i])
-        if self.variant == "lee_kifer":
-            l1 = np.abs(Zt[0])
-            for i in range(1, d):
-                l1 += np.abs(Zt[i])
-            outside = np.flatnonzero(l1 > 1.0)
-            if outside.size:
-                Zt[:, outside] = project_l1_ball(Zt[:, outside].T).T
-        return Zt
-
-    def _project(self, C):
-        if self.variant == "lee_kifer":
-            return project_l1_ball(C)
-        return np.clip(C, -self.r_, self.r_)
+    # ------------------------------------------------------------------ checks of public inputs
+    def _validate_params(self):
+        p = super()._validate_params()
+        if p.variant == "lee_kifer" and p.r != 1.0:
+            raise ValueError(f"r must be 1.0 for variant='lee_kifer' (the data live in the unit L1 ball), "
+                             f"got {p.r!r}")
+        if isinstance(p.init, np.ndarray) and p.init.shape[0] != p.n_clusters:
+            raise ValueError(f"init has {p.init.shape[0]} rows, expected n_clusters={p.n_clusters}")
+        if p.n_public is not None and p.n_clusters > p.n_public:
+            raise ValueError(f"n_clusters={p.n_clusters} is larger than n_public={p.n_public}")
+        return p
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None):
-        """Run DPLloyd on X (n_samples, n_features) and return self. ``y`` is ignored."""
-        X0 = check_data(X)
-        n, d = X0.shape
-        eps, k, r, bounds = self._check_params(n_features=d)
-        k = check_n_clusters(k, n)
-        self.bounds_ = bounds
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        if isinstance(p.init, np.ndarray) and p.init.shape[1] != X.shape[1]:
+            raise ValueError(f"init has {p.init.shape[1]} features, expected {X.shape[1]} (as X)")
+        Z = _to_domain(X, low, high, p.r, p.variant == "lee_kifer")
+        self._fit_scaled(Z, p, ledger, rng)
+
+    def _fit_scaled(self, Z, p, ledger, rng, *, init_scaled=None, n_estimate=None):
+        """Run DPLloyd on data already in the scaled domain (the entry point of composite estimators).
+
+        ``Z`` (n, d) is the output of the public scaling (clipped, and projected for lee_kifer); ``p`` the
+        validated parameters with ``p.bounds`` as arrays; ``init_scaled`` optional public initial centroids in
+        the scaled domain (they override ``p.init``); ``n_estimate`` a noisy N the caller already bought (so
+        one fit of a composite estimator buys one). Records every release in ``ledger``.
+        """
+        d = Z.shape[1]
+        k = p.n_clusters
+        r = float(p.r)
+        lee_kifer = p.variant == "lee_kifer"
+        guard = p.guard if p.guard != "auto" else ("keep_prev" if lee_kifer else "keep_prev+project")
+        init_rng, noise_rng = rng.spawn(2)
+        self.bounds_ = (np.asarray(p.bounds[0], float), np.asarray(p.bounds[1], float))
+        self.n_features_in_ = d
         self.r_ = r
         self.scaled_bounds_ = (-r, r)
-        self.n_features_in_ = d
-        self.min_count_ = 1.0
-        variant = self.variant
-        guard = self.guard
-        if guard == "auto":
-            guard = "keep_prev" if variant == "lee_kifer" else "keep_prev+project"
         self.guard_ = guard
+        self.domain_ = "l1" if lee_kifer else "box"
+        self.min_count_ = 1.0
+        C = (self._initial_centroids(p, k, d, init_rng) if init_scaled is None
+             else np.array(init_scaled, dtype=float, copy=True))
+        self.init_centroids_ = C.copy()
 
-        rng = check_rng(self.random_state)
-        init_rng, noise_rng = rng.spawn(2)
-
-        # ---- initial centroids (public, data-independent)
-        init = self.init
-        if init is None:
-            init = {"original": "random", "improved": "sphere_packing", "lee_kifer": "separated"}[variant]
-        if isinstance(init, str):
-            if init == "sphere_packing":
-                C0 = sphere_packing_centroids(k, d, r, init_rng)
-            elif init == "random":
-                C0 = random_centroids(k, d, r, init_rng)
-            else:  # separated
-                C0 = separated_centroids(k, d, init_rng)
-                C0 = C0 * r if variant != "lee_kifer" else C0
+        # ---- number of rounds: DPLloyd-Impr's t- needs N (private unless published)
+        eps_rounds = p.epsilon
+        self.n_estimate_, self.epsilon_n_, self.epsilon_m_ = None, 0.0, None
+        if p.variant == "improved" and p.n_rounds == "auto":
+            if n_estimate is None:
+                n_estimate, eps_n = self._estimate_n(Z, p, p.n_share * p.epsilon, noise_rng, ledger)
+                eps_rounds = p.epsilon - eps_n
+                self.epsilon_n_ = eps_n
+            self.n_estimate_ = float(n_estimate)
+            self.epsilon_m_ = _epsilon_m(self.n_estimate_, d, k, p.rho, r)
+            T = _n_rounds(eps_rounds, self.epsilon_m_)
         else:
-            C0 = scale_to_domain(np.asarray(init, float), (bounds[0], bounds[1]), r)
-            if variant == "lee_kifer":
-                C0 = project_l1_ball(C0)
+            T = 5 if p.n_rounds == "auto" else int(p.n_rounds)
 
-        # ---- number of rounds and per-round split
-        self.epsilon_m_ = None
-        self.n_public_ = None
-        if variant == "improved":
-            n_pub = n if self.n_public is None else int(self.n_public)
-            self.n_public_ = n_pub
-            self.epsilon_m_ = epsilon_m(n_pub, d, k, rho=self.rho, r=r)
-            T = _n_rounds(eps, self.epsilon_m_) if self.n_rounds == "auto" else int(self.n_rounds)
-        else:
-            T = 5 if self.n_rounds == "auto" else int(self.n_rounds)
-        z = eps / T
-        if variant == "lee_kifer":
-            e_count = z / 2.0  # the whole count vector
-            e_sums_total = z / 2.0  # the whole sum vector (L1 sensitivity 1 in the unit L1 ball)
+        # ---- per-round split
+        z = eps_rounds / T
+        if lee_kifer:
+            e_count = e_sums_total = z / 2.0  # the whole count vector; the whole sum vector (L1 sensitivity 1)
             sens_sums = 1.0
             self.epsilon_count_, self.epsilon_sum_ = e_count, e_sums_total
         else:
-            e_count, e_sum = budget_split(d, z, rho=self.rho, split=variant, r=r)
-            # the k x d sums: L1 sensitivity d*r, budget d*e_sum, i.e. Lap(r / e_sum) per coordinate
-            e_sums_total = d * e_sum
+            e_count, e_sum = budget_split(d, z, rho=p.rho, split=p.variant, r=r)
+            e_sums_total = z - e_count  # = d * e_sum: the k x d sums, L1 sensitivity d*r, Lap(r / e_sum) each
             sens_sums = d * r
             self.epsilon_count_, self.epsilon_sum_ = e_count, e_sum
-        self.n_rounds_ = T
+        self.n_rounds_ = self.n_iter_ = T
         self.epsilon_round_ = z
 
-        # ---- data into the domain, stored transposed (d, N) for fast per-dimension passes
-        Zt = self._to_domain_t(X0)
-
-        ledger = PrivacyLedger(budget_epsilon=eps)
         history = []
-        C = np.array(C0, dtype=float)
-        self.init_centroids_ = C.copy()
         project = guard == "keep_prev+project"
         for t in range(1, T + 1):
-            labels = _assign_t(Zt, C)  # every point assigned before any centroid moves (pitfall P3)
-            counts, sums = _stats_t(Zt, labels, k)
-            # every cluster is noised, empty or not (pitfall P4): one vectorised release each
-            n_counts = laplace_mechanism(counts, 1.0, e_count, noise_rng, ledger=ledger,
+            counts, sums = _round_statistics(Z, C)  # every point assigned before any centroid moves
+            # every cluster is noised, empty or not: one vectorised release each
+            n_counts = laplace_mechanism(counts, 1.0, e_count, noise_rng, l0_sensitivity=1, ledger=ledger,
                                          name=f"round {t}: counts (k={k})")
-            n_sums = laplace_mechanism(sums, sens_sums, e_sums_total, noise_rng, ledger=ledger,
-                                       name=f"round {t}: sums (k={k}, d={d})")
+            n_sums = laplace_mechanism(sums, sens_sums, e_sums_total, noise_rng, l0_sensitivity=d,
+                                       ledger=ledger, name=f"round {t}: sums (k={k}, d={d})")
             n_counts = np.atleast_1d(n_counts)
             n_sums = np.asarray(n_sums).reshape(k, d)
-            newC = self._update(C, n_counts, n_sums, project)
+            newC = self._update(C, n_counts, n_sums, project, lee_kifer, r)
             history.append({
-                "centroids": C.copy(),
-                "noisy_counts": n_counts.copy(),
-                "noisy_sums": n_sums.copy(),
+                "centroids": C,
+                "noisy_counts": n_counts,
+                "noisy_sums": n_sums,
                 "count_scale": 1.0 / e_count,
                 "sum_scale": sens_sums / e_sums_total,
-                "new_centroids": newC.copy(),
+                "new_centroids": newC,
             })
             C = newC
         self.history_ = history
-        self.ledger_ = ledger
-        self.n_iter_ = T
-        self.scaled_centers_ = C
-        self.cluster_centers_ = self._from_domain(C)
+        self.scaled_centers_ = C.copy()
+        self.cluster_centers_ = _kernels.unscale_from(C, self.bounds_[0], self.bounds_[1], r)
         return self
 
-    def _update(self, C_prev, n_counts, n_sums, project):
+    def _initial_centroids(self, p, k, d, rng):
+        """Public, data-independent initial centroids in the scaled domain."""
+        init = p.init
+        r = float(p.r)
+        if init is None:
+            init = {"original": "random", "improved": "sphere_packing", "lee_kifer": "separated"}[p.variant]
+        if isinstance(init, str):
+            if init == "sphere_packing":
+                return _sphere_packing(k, d, r, rng)[0]
+            if init == "random":
+                return rng.uniform(-r, r, size=(k, d))
+            C0 = _separated(k, d, rng)
+            return C0 if p.variant == "lee_kifer" else C0 * r
+        return _to_domain(init, p.bounds[0], p.bounds[1], r, p.variant == "lee_kifer").copy(order="C")
+
+    @staticmethod
+    def _update(C_prev, n_counts, n_sums, project, lee_kifer, r):
         """The post-processing rule (guard): count < 1 keeps the previous centroid; optional projection."""
-        ok = n_counts >= self.min_count_
+        ok = n_counts >= 1.0
         newC = C_prev.copy()
         newC[ok] = n_sums[ok] / n_counts[ok, None]
         if project:
-            newC = self._project(newC)
+            newC = _project_l1(newC) if lee_kifer else np.clip(newC, -r, r)
         return newC
 
-    def update_rule(self, previous_centroids, noisy_counts, noisy_sums):
+    def update_rule(self, previous_centroids, noisy_counts, noisy_sums) -> np.ndarray:
         """Apply this fitted estimator's post-processing rule to given noisy statistics (scaled domain).
 
         ``update_rule(h["centroids"], h["noisy_counts"], h["noisy_sums"])`` reproduces ``h["new_centroids"]``
         for every round ``h`` of ``history_``.
+
+        Parameters
+        ----------
+        previous_centroids : array (k, d)
+        noisy_counts : array (k,)
+        noisy_sums : array (k, d)
+
+        Returns
+        -------
+        ndarray (k, d)
         """
-        self._check_fitted()
-        return self._update(np.asarray(previous_centroids, float), np.asarray(noisy_counts, float),
-                            np.asarray(noisy_sums, float), self.guard_ == "keep_prev+project")
+        self._check_fitted("cluster_centers_")
+        k, d = self.scaled_centers_.shape
+        C = check_data(previous_centroids, "previous_centroids", n_features=d)
+        cnt = check_data(noisy_counts, "noisy_counts", ndim=1)
+        S = check_data(noisy_sums, "noisy_sums", n_features=d)
+        if C.shape[0] != k or cnt.shape[0] != k or S.shape[0] != k:
+            raise ValueError(f"previous_centroids, noisy_counts and noisy_sums must have k={k} rows")
+        return self._update(C, cnt, S, self.guard_ == "keep_prev+project", self.domain_ == "l1",
+                            self.r_)
 
-    def _from_domain(self, C):
-        return unscale_from_domain(C, (self.bounds_[0], self.bounds_[1]), self.r_)
+    def _predict_space(self, X):
+        """X mapped as in fit (clipped to the public box; projected onto the L1 ball for lee_kifer)."""
+        return (_to_domain(X, self.bounds_[0], self.bounds_[1], self.r_, self.domain_ == "l1"),
+                self.scaled_centers_)
 
-    def _check_fitted(self):
-        if not hasattr(self, "cluster_centers_"):
-            raise ValueError("this DPLloyd is not fitted yet: call fit(X) first")
 
-    def predict(self, X):
-        """Index of the nearest centroid for every row of X, computed in the scaled domain (after the same
-        clipping / projection as in ``fit``), ties to the lowest index."""
-        self._check_fitted()
-        X = check_data(X, n_features=self.n_features_in_)
-        return _assign_t(self._to_domain_t(X), self.scaled_centers_)
-
-    def fit_predict(self, X, y=None):
-        """``fit(X)`` then ``predict(X)``. The labels are computed from the private data: they are not DP."""
-        return self.fit(X).predict(X)
-
-    def __repr__(self):
-        return (f"DPLloyd(n_clusters={self.n_clusters!r}, epsilon={self.epsilon!r}, variant={self.variant!r}, "
-                f"n_rounds={self.n_rounds!r})")
+DPLloyd.__doc__ = DPLloyd.__doc__.replace("{n_public}", N_PUBLIC_DOC).replace("{n_share}", N_SHARE_DOC)

@@ -1,128 +1,308 @@
-"""GkM (GUPT's sample-and-aggregate k-means) and PGkM (PrivGene for k-means), thesis §4.2 / §2.6
-(spec ``dp-basics-and-kmeans.md`` §2.7–§2.8, §3.7, §3.9). The two single-workload competitors of DPLloyd.
+"""GkM (GUPT's sample-and-aggregate k-means) and PGkM (PrivGene for k-means), thesis §2.6–§2.7 and §4.2
+(Eq. 4.10, Algorithms 6–7). The two single-workload competitors of DPLloyd.
 
-Both use add/remove-one-record (unbounded) DP on data scaled from the public ``bounds`` into ``[-r, r]^d``
-(points outside are clipped).
+Both are epsilon-DP under add/remove one record, on data scaled from the public ``bounds`` into ``[-r, r]^d``
+(points outside are clipped). N is private: the default number of blocks (GkM) and of rounds (PGkM) use a noisy
+count bought with ``n_share`` of epsilon, unless ``n_public`` publishes N.
 
-**GkM** (sample and aggregate): every record is sent to one of ``l`` blocks by an independent uniform draw (so
-adding or removing a record changes exactly one block); non-private Lloyd runs inside every block; the k
-centroids of a block are put in a canonical order (sorted by their first coordinate, then the next — a
+**GkM** (sample and aggregate): every record is sent to one of ``l`` blocks by an independent uniform draw (the
+partition never looks at the data, so adding or removing a record changes exactly one block); non-private
+k-means (k-means++ then a fixed number of Lloyd iterations, the shared per-chunk kernel) runs inside every block;
+the k centroids of a block are put in a canonical order (sorted by their first coordinate, then the next — a
 data-independent rule; the thesis does not say how blocks are aligned); half the budget estimates the output
-range ``[min_i, max_i]`` of every dimension (the thesis does not say how: here 2d exponential-mechanism quantiles
-of the block centroids' coordinates, each ``epsilon/(4d)``, rank utility with sensitivity k), clipped to the domain
-(the thesis's fix); block centroids are clipped to the range and averaged; the average gets
-``Lap(2 (max_i - min_i) k d / (l epsilon))`` per coordinate, Eq. (4.10). ``l = N^0.4`` blocks by default (GUPT's
-choice: blocks of about ``N^0.6`` records; N public, spec §3.9). The partition uses only the estimator's own random
-stream, never the data: it is data-independent, and every record lands in exactly one block.
+range ``[min_i, max_i]`` of every dimension (the thesis does not say how: here 2d private quantiles of the block
+centroids' coordinates, each ``epsilon/(4d)``, rank sensitivity k), clipped to the domain (the thesis's fix); the
+block centroids are clipped to the range and averaged; the average gets ``Lap(2 (max_i - min_i) k d / (l epsilon))``
+per coordinate, Eq. (4.10). ``l = N^0.4`` blocks by default (GUPT's choice).
 
-**PGkM** (PrivGene, Algorithms 6–7): a genetic search over candidate sets of k centroids; 200 random candidates
-from the domain; each of ``R = max(8, floor(1.25e-3 N epsilon / m'))`` rounds selects ``m' = 10`` parents with the
+*Why GkM left the data in high dimension.* The noise scale of Eq. (4.10) grows like ``k d / l``: at d = 100,
+k = 64, N = 10^5 (l = 100) it is 128 times the width of the range. The thesis then clips every noisy coordinate to
+the range, which sends each coordinate to one of the two ends: every centre lands on a **vertex** of the range box,
+at squared distance about ``d (width/2)^2`` from the data (a NICV near 92 where one centre at the mean gives 0.37).
+The fix here is a different post-processing of the same release (``aggregate="posterior_mean"``, the default):
+the mean of each coordinate under a uniform prior on the released range given the noisy value and the public
+noise scale. It equals the clipped value when the noise is small against the range and moves to the middle of
+the range when the noise swamps it, so a hopeless release degrades to "one centre in the middle" instead of
+"centres in the corners". ``aggregate="clip"`` keeps the thesis's rule.
+
+**PGkM** (PrivGene, Algorithms 6–7): a genetic search over candidate sets of k centroids; ``pool_size`` random
+candidates; each of ``R = max(8, floor(1.25e-3 N epsilon / m'))`` rounds selects ``m' = 10`` parents with the
 exponential mechanism (budget ``epsilon/(R m')`` each, quality ``-WCSS``, sensitivity ``d (2r)^2`` — the largest
-squared distance inside the domain, the safe add/remove choice; the thesis does not state it), then breeds 200
-children by one-point crossover and a mutation of one random coordinate (uniform noise whose half-width
-``mutation_scale * r`` decays by ``mutation_decay`` per round — unspecified in the thesis); the last round
-selects one candidate with ``epsilon/R``. Total ``(R-1) m' epsilon/(R m') + epsilon/R = epsilon``.
+squared distance inside the domain), then breeds children by one-point crossover and the mutation of one random
+coordinate; the last round selects one candidate with ``epsilon/R``. R is capped by the public ``max_rounds``
+(default 30; the thesis's datasets need at most 26), which keeps a fit linear in N.
 
-N is treated as public in the default block count (GkM) and in the number of rounds (PGkM), as in the thesis
-(``n_public``; None = ``len(X)``).
+*Why PGkM left the data in high dimension.* Its candidates start uniform in the cube ``[-r, r]^d``, and a uniform
+point of a cube in d = 100 lies at squared distance about ``d r^2 / 3 = 33`` from any fixed point. A round changes
+one coordinate of each child, so R rounds move at most ``R * pool_size`` of the ``pool_size * k * d`` coordinates:
+the search never leaves its random start. Here the initial candidates are drawn uniformly from a box shrunk
+around the domain's centre by ``init_spread`` (default ``1/sqrt(d)``, data-independent), so every candidate starts
+at squared distance about ``r^2 / 3`` from the centre of the domain, in every dimension; ``init_spread=1`` is the
+thesis's initialisation.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._validation import (check_bounds, check_data, check_epsilon, check_n_clusters, check_positive_int,
+from .. import _kernels
+from .._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options,
+                           RandomState, Real, Spec, check_data, check_epsilon, check_int, check_ledger, check_real,
                            check_rng)
-from ..accounting import PrivacyLedger
-from ..data import scale_to_domain, unscale_from_domain
-from ..mechanisms import exponential_mechanism, laplace_mechanism
-from ._base import CentroidPredictorMixin
-from .grid import _check_n, weighted_lloyd
+from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
+from ..mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
+from .grid import MAX_K, _check_k_size, _check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
 
-
-def gkm_noise_scale(widths, k, n_blocks, epsilon):
-    """Laplace scale of Eq. (4.10) per dimension: ``2 (max_i - min_i) k d / (l epsilon)``."""
-    widths = np.asarray(widths, dtype=float)
-    d = widths.size
-    return 2.0 * widths * k * d / (n_blocks * check_epsilon(epsilon))
+#: Largest number of block centroid coordinates ``l k d`` GkM may hold (memory).
+_MAX_BLOCK_ELEMS = 2**26
+#: Default public cap on PGkM's number of rounds.
+PGKM_MAX_ROUNDS = 30
 
 
-def pgkm_rounds(n, epsilon, m_sel=10, x=1.25e-3):
-    """PrivGene's number of rounds, ``max(8, floor(x N epsilon / m'))`` with ``x = 1.25e-3`` (spec §3.7)."""
-    return int(max(8, np.floor(x * _check_n(n) * check_epsilon(epsilon) / m_sel)))
+# ============================================================================ formulas
+def gkm_noise_scale(widths, k: int, n_blocks: int, epsilon: float):
+    """Laplace scale of Eq. (4.10) per dimension: ``2 (max_i - min_i) k d / (l epsilon)``.
 
+    Parameters
+    ----------
+    widths : array of d floats
+        The (released) range widths ``max_i - min_i``.
+    k, n_blocks : int
+        Number of clusters and of blocks l.
+    epsilon : float
+        GkM's total budget (half of it buys the noise).
 
-def dp_quantile(values, q, lo, hi, epsilon, sensitivity, rng=None, *, ledger=None, name="dp quantile"):
-    """An epsilon-DP q-quantile of ``values`` in ``[lo, hi]`` by the exponential mechanism (Smith 2011).
+    Returns
+    -------
+    ndarray of d floats
 
-    The output is uniform inside one of the intervals between consecutive sorted values; interval ``i`` (with
-    ``i`` values below it) has utility ``-|i - q n|`` and probability proportional to its length times
-    ``exp(epsilon * utility / (2 * sensitivity))``. ``sensitivity`` bounds how much one record moves any rank
-    (k for the block centroids of GkM: one record changes one block, i.e. k values).
+    Examples
+    --------
+    >>> gkm_noise_scale([0.5, 2.0], 5, 100, 0.1).tolist()
+    [1.0, 4.0]
     """
-    values = check_data(values, "values", ndim=1)
-    if isinstance(q, bool) or not (np.isscalar(q) and 0.0 <= float(q) <= 1.0):
-        raise ValueError(f"q must be a number in [0, 1], got {q!r}")
-    if not (np.isscalar(lo) and np.isscalar(hi) and np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"lo and hi must be finite with lo < hi, got lo={lo!r}, hi={hi!r}")
-    epsilon = check_epsilon(epsilon)
-    rng = check_rng(rng)
+    w = check_data(widths, "widths", ndim=1)
+    if np.any(w < 0):
+        raise ValueError("widths must be >= 0")
+    k = check_int(k, "k", 1, MAX_ALLOCATION)
+    ell = check_int(n_blocks, "n_blocks", 1, MAX_ALLOCATION)
+    return 2.0 * w * k * w.size / (ell * check_epsilon(epsilon))
+
+
+def _pgkm_rounds(n, eps, m_sel, x=1.25e-3, max_rounds=None):
+    raw = x * n * eps / m_sel
+    R = 8 if not raw >= 8 else (int(math.floor(raw)) if raw < 2**62 else 2**62)
+    return R if max_rounds is None else min(R, max_rounds)
+
+
+def pgkm_rounds(n: float, epsilon: float, m_sel: int = 10, x: float = 1.25e-3, max_rounds: int | None = None) -> int:
+    """PrivGene's number of rounds, ``max(8, floor(x N epsilon / m'))`` with ``x = 1.25e-3`` (thesis §4.2).
+
+    Parameters
+    ----------
+    n : float
+        N (public or already released).
+    epsilon : float
+    m_sel : int, default 10
+        m', the selections per round.
+    x : float, default 1.25e-3
+    max_rounds : int, optional
+        A public cap (the estimator's ``max_rounds``).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pgkm_rounds(107091, 2.0), pgkm_rounds(10**12, 1.0, max_rounds=50)
+    (26, 50)
+    """
+    n, eps = _check_n(n), check_epsilon(epsilon)
+    m_sel = check_int(m_sel, "m_sel", 1, MAX_ALLOCATION)
+    x = check_real(x, "x", low=0.0, low_open=True)
+    if max_rounds is not None:
+        max_rounds = check_int(max_rounds, "max_rounds", 1, MAX_ALLOCATION)
+    return _pgkm_rounds(n, eps, m_sel, x, max_rounds)
+
+
+# ============================================================================ private quantile
+def _dp_quantile(values, q, lo, hi, epsilon, sensitivity, rng, ledger, name):
     v = np.sort(np.clip(values, lo, hi))
     n = v.size
     edges = np.concatenate([[lo], v, [hi]])
     lengths = np.diff(edges)
     util = -np.abs(np.arange(n + 1) - q * n)
-    with np.errstate(divide="ignore"):
-        # log-length folded into the score; zero-length intervals are excluded (-inf)
-        scores = util + (2.0 * sensitivity / epsilon) * np.log(lengths)
-    i = exponential_mechanism(scores, sensitivity, epsilon, rng, ledger=ledger, name=name)
-    return float(rng.uniform(edges[i], edges[i + 1]))
+    i, u = exponential_mechanism_intervals(util, lengths, sensitivity, epsilon, rng, ledger=ledger, name=name)
+    return float(min(edges[i] + u * lengths[i], edges[i + 1]))
 
 
-def _fit_common(est, X):
-    eps = check_epsilon(est.epsilon)
-    if not (np.isscalar(est.r) and np.isfinite(est.r) and est.r > 0):
-        raise ValueError(f"r must be finite and > 0, got {est.r!r}")
-    X = check_data(X)
-    k = check_n_clusters(est.n_clusters, X.shape[0])
-    low, high = check_bounds(est.bounds, X.shape[1])
-    n_pub = X.shape[0] if est.n_public is None else _check_n(est.n_public, "n_public")
-    return X, eps, k, low, high, n_pub
+def dp_quantile(values, q: float, lo: float, hi: float, epsilon: float, sensitivity: float = 1.0, rng=None, *,
+                ledger=None, name: str = "dp quantile") -> float:
+    """An epsilon-DP q-quantile of ``values`` in ``[lo, hi]`` by the exponential mechanism (Smith 2011).
 
-
-class GkM(CentroidPredictorMixin):
-    """GUPT sample-and-aggregate k-means with the thesis's range fix, Eq. (4.10) (spec §3.9, pitfall P14).
+    The output is uniform inside one of the intervals between consecutive sorted values; interval ``i`` (with
+    ``i`` values below it) has utility ``-|i - q n|`` and probability proportional to its length times
+    ``exp(epsilon * utility / (2 * sensitivity))``
+    (:func:`~dpclust_core.mechanisms.exponential_mechanism_intervals`).
 
     Parameters
     ----------
-    n_clusters, epsilon, bounds : k, total budget, public domain (data scaled into ``[-r, r]^d``, clipped).
-    n_blocks : int or None
-        l, the number of blocks; None = ``round(N^block_exponent)`` with N public (``n_public``).
-    block_exponent : float
-        0.4 as in GUPT / the thesis.
-    range_estimation : "quantile" (default) or "domain"
-        "quantile": spend ``epsilon/2`` on 2d DP quantiles (``range_quantiles``) of the block centroids' coordinates,
-        then ``epsilon/2`` on the noise (Eq. 4.10, with its factor 2). "domain": use ``[-r, r]`` as the range and
-        the whole budget for the noise (scale ``2 r k d / (l epsilon)`` per coordinate; a tutorial variant).
-    range_quantiles : (float, float)
+    values : 1-D array
+        The private values (clipped to ``[lo, hi]``).
+    q : float
+        The quantile, in [0, 1].
+    lo, hi : float
+        The public range, lo < hi.
+    epsilon : float
+    sensitivity : float, default 1
+        How far one record can move any rank (k for GkM's block centroids: one record changes one block, i.e.
+        k values).
+    rng : None, int or Generator
+    ledger : PrivacyLedger, optional
+    name : str
+        The ledger entry.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> v = np.linspace(-0.5, 0.5, 2001)
+    >>> abs(dp_quantile(v, 0.5, -1.0, 1.0, 5.0, rng=0)) < 0.01
+    True
+    """
+    values = check_data(values, "values", ndim=1)
+    q = check_real(q, "q", low=0.0, high=1.0)
+    lo = check_real(lo, "lo")
+    hi = check_real(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"lo and hi must satisfy lo < hi, got lo={lo!r}, hi={hi!r}")
+    with np.errstate(over="ignore"):
+        if not math.isfinite(hi - lo):
+            raise ValueError("lo and hi: the width hi - lo overflows a float")
+    eps = check_epsilon(epsilon)
+    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
+    rng = check_rng(rng, "rng")
+    check_ledger(ledger)
+    return _dp_quantile(values, q, lo, hi, eps, sens, rng, ledger, str(name))
+
+
+# ============================================================================ GkM
+def _posterior_mean(y, b, a, c):
+    """E[mu | y] for mu uniform on [a, c] and y = mu + Lap(b) (all arrays broadcast; b > 0, a <= c).
+
+    The posterior density is proportional to exp(-|mu - yc| / b) on [a, c] with yc = clip(y, a, c), so the mean
+    is ``yc + b^2 (g(v/b) - g(u/b)) / (Z_u + Z_v)`` with ``u = yc - a``, ``v = c - yc``, ``Z_t = b (1 - e^(-t/b))``
+    and ``g(x) = 1 - e^(-x) (1 + x)``. It is the clipped value when b is small and (a + c)/2 when b is large.
+    """
+    yc = np.clip(y, a, c)
+    u, v = (yc - a) / b, (c - yc) / b
+
+    def g(x):  # 1 - e^-x (1 + x), accurate for small x
+        return np.where(x < 1e-3, x * x / 2.0 - x ** 3 / 3.0 + x ** 4 / 8.0, -np.expm1(-x) - x * np.exp(-x))
+
+    z = -np.expm1(-u) - np.expm1(-v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = yc + b * (g(v) - g(u)) / z
+    return np.where(z > 0, np.clip(out, a, c), yc)
+
+
+class _QuantilePairSpec(Spec):
+    def __call__(self, value, name):
+        if isinstance(value, (str, bytes)):
+            raise BadTypeError(f"{name} must be a pair (low, high) of quantiles in [0, 1], got a string")
+        try:
+            a, b = value
+        except (TypeError, ValueError):
+            raise BadTypeError(f"{name} must be a pair (low, high) of quantiles in [0, 1], got {value!r}") from None
+        a, b = check_real(a, name, low=0.0, high=1.0), check_real(b, name, low=0.0, high=1.0)
+        if not a < b:
+            raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got {value!r}")
+        return a, b
+
+
+class GkM(ScaledCentroidMixin, DPEstimator):
+    """GUPT sample-and-aggregate k-means with the thesis's range fix, Eq. (4.10).
+
+    epsilon-DP under add/remove one record: the partition into blocks is data-independent and every record lands
+    in exactly one block, so one record changes one block's k centroids; the range and the noisy average are
+    released with ``epsilon/2`` each (or the whole epsilon on the noise with ``range_estimation="domain"``).
+
+    Parameters
+    ----------
+    n_clusters : int
+        k >= 1.
+    epsilon : float
+        Total budget (``n_share`` of it buys the noisy N when the block count is derived from N).
+    bounds : pair or per-dimension bounds
+        The **public** domain (required); data are scaled into ``[-r, r]^d`` and clipped.
+    n_blocks : int, optional
+        l, the number of blocks. None: ``round(N^block_exponent)`` with the noisy N (or ``n_public``), capped so
+        that the block centroids (``l k d`` numbers) stay below 2^26.
+    block_exponent : float, default 0.4
+        GUPT's and the thesis's exponent, in (0, 1].
+    range_estimation : {"quantile", "domain"}, default "quantile"
+        "quantile": half the budget buys 2d private quantiles (``range_quantiles``) of the block centroids'
+        coordinates (rank sensitivity k, ``epsilon/(4d)`` each), the other half the noise (Eq. 4.10 with its
+        factor 2). "domain": ``[-r, r]`` is the range and the whole budget buys the noise.
+    range_quantiles : (float, float), default (0.01, 0.99)
         The quantiles used as ``min_i`` and ``max_i``.
-    n_iter : int
-        Lloyd iterations inside each block (non-private; Forgy initialisation from the block's own points).
-    n_public, r, random_state : as elsewhere.
+    n_iter : int, default 20
+        Lloyd iterations inside each block (after k-means++ on the block's own points; non-private).
+    aggregate : {"posterior_mean", "clip"}, default "posterior_mean"
+        Post-processing of the noisy average: "clip" clips each coordinate to the range (the thesis; sends the
+        centres to the corners of the range when the noise is larger than the range, as in high d);
+        "posterior_mean" takes its mean under a uniform prior on the range (module doc).
+    r : float, default 1
+        Half-width of the scaled domain (at most 10^6).
+    """ + N_PUBLIC_DOC + """
+    """ + N_SHARE_DOC + """
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger asked for ``epsilon`` before the data are read.
 
     Attributes
     ----------
-    cluster_centers_, scaled_centers_, ledger_ (total = epsilon), n_iter_ (= ``n_iter``, the public cap on the
-    block Lloyd iterations; a block that converges earlier stays fixed), n_blocks_, range_ ((d, 2) estimated
-    range, scaled domain; a DP release), noise_scale_ (per dimension, from the released range).
-    Every attribute is a function of public inputs and the noisy releases: the exact block outputs and their
-    iteration counts are statistics of the raw data and are NOT kept on the estimator.
+    cluster_centers_ : ndarray (k, d)
+        Original units; ``scaled_centers_`` in ``[-r, r]^d``.
+    ledger_ : PrivacyLedger
+        Noisy N (if used), 2d quantiles, d noisy averages: total epsilon.
+    n_blocks_ : int
+        l (from the noisy N, or ``n_blocks``, or ``n_public``).
+    n_estimate_ : float or None
+        The noisy N (a DP release), ``n_public``, or None when ``n_blocks`` is given.
+    range_ : ndarray (d, 2)
+        The released range (scaled domain).
+    noise_scale_ : ndarray (d,)
+        The Laplace scale of every coordinate of the average, from the released range.
+    n_iter_ : int
+        ``n_iter`` (the public number of Lloyd iterations of every block).
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_blobs_ratio
+    >>> X, _ = make_blobs_ratio(5000, 3, 2, n_outliers=0, random_state=0)
+    >>> g = GkM(3, 1.0, bounds=(-1, 1), random_state=0).fit(X)
+    >>> g.cluster_centers_.shape, round(g.ledger_.epsilon, 12), len(g.ledger_.entries)
+    ((3, 2), 1.0, 7)
     """
 
-    def __init__(self, n_clusters=8, epsilon=1.0, bounds=(-1.0, 1.0), *, n_blocks=None, block_exponent=0.4,
-                 range_estimation="quantile", range_quantiles=(0.01, 0.99), n_iter=20, n_public=None, r=1.0,
-                 random_state=None):
+    _parameters = dict(
+        n_clusters=Int(1, MAX_K), epsilon=Epsilon(), bounds=BoundsSpec(),
+        n_blocks=NoneOr(Int(1, MAX_ALLOCATION)), block_exponent=Real(0.0, 1.0, low_open=True),
+        range_estimation=Options("quantile", "domain"), range_quantiles=_QuantilePairSpec(),
+        n_iter=Int(1, 10_000), aggregate=Options("posterior_mean", "clip"), r=Real(0.0, 1e6, low_open=True),
+        n_public=NoneOr(Real(1.0)), n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(),
+        ledger=Ledger())
+
+    def __init__(self, n_clusters, epsilon, *, bounds, n_blocks=None, block_exponent=0.4,
+                 range_estimation="quantile", range_quantiles=(0.01, 0.99), n_iter=20, aggregate="posterior_mean",
+                 r=1.0, n_public=None, n_share=0.05, random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -131,171 +311,229 @@ class GkM(CentroidPredictorMixin):
         self.range_estimation = range_estimation
         self.range_quantiles = range_quantiles
         self.n_iter = n_iter
-        self.n_public = n_public
+        self.aggregate = aggregate
         self.r = r
+        self.n_public = n_public
+        self.n_share = n_share
         self.random_state = random_state
+        self.ledger = ledger
 
-    def fit(self, X, y=None):
-        X, eps, k, low, high, n_pub = _fit_common(self, X)
-        if self.range_estimation not in ("quantile", "domain"):
-            raise ValueError(f"range_estimation must be 'quantile' or 'domain', got {self.range_estimation!r}")
-        q_lo, q_hi = (float(v) for v in self.range_quantiles)
-        if not (0.0 <= q_lo < q_hi <= 1.0):
-            raise ValueError(f"range_quantiles must satisfy 0 <= lo < hi <= 1, got {self.range_quantiles!r}")
-        n_iter = check_positive_int(self.n_iter, "n_iter")
-        if self.n_blocks is None:
-            if not (0 < self.block_exponent <= 1):
-                raise ValueError(f"block_exponent must lie in (0, 1], got {self.block_exponent!r}")
-            ell = max(1, int(round(n_pub ** self.block_exponent)))
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        k, d = p.n_clusters, X.shape[1]
+        r = p.r
+        _check_k_size(k, d)
+        cap = max(1, _MAX_BLOCK_ELEMS // (k * d))
+        if p.n_blocks is not None:
+            if p.n_blocks > cap:
+                raise ValueError(f"n_blocks={p.n_blocks} is too large: l x k x d block centroids must stay below "
+                                 f"{_MAX_BLOCK_ELEMS} (at most {cap} blocks here)")
+            ell, n_est, eps_n = p.n_blocks, None, 0.0
         else:
-            ell = check_positive_int(self.n_blocks, "n_blocks")
-        n, d = X.shape
-        r = float(self.r)
-        rng = check_rng(self.random_state)
-        Z = scale_to_domain(X, (low, high), r=r)
+            n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
+            ell = int(min(cap, max(1.0, round(math.exp(p.block_exponent * math.log(n_est))))))
+        eps = p.epsilon - eps_n
+        Z = _kernels.scale_into(X, low, high, r)
+        q_lo, q_hi = p.range_quantiles
 
-        # 1. independent uniform block of every record; pad blocks to equal length with zero-weight points
-        block = rng.integers(0, ell, size=n)
-        order = np.argsort(block, kind="stable")
-        sizes = np.bincount(block, minlength=ell)
-        size_max = max(int(sizes.max()), 1)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        pos = np.arange(n) - np.repeat(starts, sizes)
-        P = np.zeros((ell, size_max, d))
-        W = np.zeros((ell, size_max))
-        P[block[order], pos] = Z[order]
-        W[block[order], pos] = 1.0
-        # 2. non-private Lloyd in every block, batched; Forgy init from the block's points (uniform if empty)
-        pick = (rng.random((ell, k)) * np.maximum(sizes, 1)[:, None]).astype(int)
-        init = P[np.arange(ell)[:, None], pick]
-        empty = sizes == 0
-        init[empty] = rng.uniform(-r, r, size=(int(empty.sum()), k, d))
-        cents, _ = weighted_lloyd(P, W, init, r=r, max_iter=n_iter, tol=0.0)
+        # 1. an independent uniform block for every record (data-independent), k-means in every block
+        block = rng.integers(0, ell, size=Z.shape[0])
+        cents, sizes = _kernels.chunk_kmeans(Z, block, ell, k, rng, n_iter=p.n_iter)
+        cents[sizes == 0] = 0.0  # an empty block outputs the centre of the domain (a data-independent constant)
         # canonical, data-independent alignment: sort each block's centroids lexicographically
-        keys = [cents[:, :, i] for i in range(d - 1, -1, -1)]
-        idx = np.lexsort(keys, axis=-1)
+        idx = np.lexsort([cents[:, :, i] for i in range(d - 1, -1, -1)], axis=-1)
         cents = np.take_along_axis(cents, idx[:, :, None], axis=1)
 
-        ledger = PrivacyLedger(budget_epsilon=eps)
+        # 2. the output range: 2d private quantiles (rank sensitivity k), clipped to the domain
         rng_range = np.empty((d, 2))
-        if self.range_estimation == "quantile":
+        if p.range_estimation == "quantile":
             e_q = eps / (4.0 * d)
-            for i in range(d):  # loop over dimensions
+            for i in range(d):  # a loop over dimensions
                 vals = cents[:, :, i].ravel()
-                a = dp_quantile(vals, q_lo, -r, r, e_q, float(k), rng, ledger=ledger,
-                                name=f"GkM range: dim {i} lower quantile")
-                b = dp_quantile(vals, q_hi, -r, r, e_q, float(k), rng, ledger=ledger,
-                                name=f"GkM range: dim {i} upper quantile")
-                a, b = min(a, b), max(a, b)
-                rng_range[i] = (max(a, -r), min(b, r))  # the thesis's fix: clip the range to the domain
+                a = _dp_quantile(vals, q_lo, -r, r, e_q, float(k), rng, ledger, f"GkM range: dim {i} lower quantile")
+                b = _dp_quantile(vals, q_hi, -r, r, e_q, float(k), rng, ledger, f"GkM range: dim {i} upper quantile")
+                rng_range[i] = (max(min(a, b), -r), min(max(a, b), r))
             eps_noise = eps / 2.0
         else:
             rng_range[:, 0], rng_range[:, 1] = -r, r
             eps_noise = eps
-        cents = np.clip(cents, rng_range[:, 0], rng_range[:, 1])  # block outputs clipped to the range (P14)
+        # 3. clip the block outputs to the range (what bounds the sensitivity), average, Laplace per dimension
+        cents = np.clip(cents, rng_range[:, 0], rng_range[:, 1])
         avg = cents.mean(axis=0)  # (k, d)
         widths = rng_range[:, 1] - rng_range[:, 0]
         noisy = np.empty((k, d))
         scale = np.empty(d)
         for i in range(d):
-            # dimension i: k averages, each moved by <= width_i / l by one record -> L1 sensitivity k width_i / l;
+            # dimension i: k averages, each moved by <= width_i / l by one record: L1 sensitivity k width_i / l;
             # budget eps_noise / d, i.e. Lap(k d width_i / (l eps_noise)) per coordinate = Eq. (4.10)
             sens = k * widths[i] / ell
             scale[i] = sens / (eps_noise / d)
-            if sens > 0:
-                noisy[:, i] = laplace_mechanism(avg[:, i], sens, eps_noise / d, rng, ledger=ledger,
-                                                name=f"GkM noisy average: dim {i}")
-            else:  # zero-width range: the average is the constant range point; record the spend anyway
-                noisy[:, i] = avg[:, i]
-                ledger.record(f"GkM noisy average: dim {i} (zero width)", eps_noise / d, 0.0, 0.0)
-        noisy = np.clip(noisy, -r, r)
-        self.n_blocks_ = ell
+            noisy[:, i] = laplace_mechanism(avg[:, i], sens, eps_noise / d, rng, l0_sensitivity=k, ledger=ledger,
+                                            name=f"GkM noisy average: dim {i}")
+        # 4. post-processing of the release (public noise scale and range only)
+        if p.aggregate == "clip":
+            noisy = np.clip(noisy, rng_range[:, 0], rng_range[:, 1])
+        else:
+            noisy = _posterior_mean(noisy, np.maximum(scale, 1e-300), -r, r)
+        self.r_ = r
+        self.n_blocks_ = int(ell)
+        self.n_estimate_ = None if n_est is None else float(n_est)
         self.range_ = rng_range
         self.noise_scale_ = scale
-        self.n_iter_ = n_iter  # public; the blocks' own iteration counts depend on the data and are not kept
-        self.ledger_ = ledger
-        self.bounds_ = (low, high)
+        self.n_iter_ = p.n_iter
         self.scaled_centers_ = noisy
-        self.cluster_centers_ = unscale_from_domain(noisy, (low, high), r=r)
-        return self
+        self.cluster_centers_ = _kernels.unscale_from(noisy, low, high, r)
 
 
-def _wcss_many(Z, cands, chunk_elems=4_000_000):
-    """Non-normalised k-means cost of every candidate (P, k, d) on Z (N, d), chunked over candidates.
+# ============================================================================ PGkM
+def _wcss_pool(Z, cands, block_elems=1 << 17):
+    """Non-normalised k-means cost of every candidate (P, k, d) on Z (N, d), in blocks of points and candidates.
 
-    ``sum_l min_j ||z_l - o_j||^2 = sum_l ||z_l||^2 + sum_l min_j (||o_j||^2 - 2 z_l . o_j)``; the score matrix is
-    laid out (candidates, k, N) so the min over k is an elementwise minimum of k slices (float32 for speed;
-    the relative error ~1e-7 is far below the exponential mechanism's noise).
+    ``sum_l min_j ||z_l - o_j||^2 = sum_l ||z_l||^2 + sum_l min_j (||o_j||^2 - 2 z_l . o_j)``; the scores of a
+    block of candidates on a block of points are laid out (candidates, k, points), so the minimum over the k
+    centroids is an elementwise minimum of k slices. Memory is bounded (``block_elems`` numbers) whatever N;
+    float64 throughout, so the computed quality is exact to ~1e-16 relative (the exponential mechanism's
+    sensitivity bound is not eroded by rounding).
     """
     P, k, d = cands.shape
     n = Z.shape[0]
-    Zt = np.ascontiguousarray(Z.T, dtype=np.float32)
-    const = float((Z * Z).sum())
-    out = np.empty(P)
-    step = max(1, chunk_elems // max(1, n * k))
-    for s in range(0, P, step):
-        C = cands[s:s + step].reshape(-1, d).astype(np.float32)
-        S = C @ Zt  # (p k, N)
-        S *= -2.0
-        S += (C * C).sum(axis=1)[:, None]
-        out[s:s + step] = S.reshape(-1, k, n).min(axis=1).sum(axis=1, dtype=np.float64) + const
+    C = cands.reshape(P * k, d)
+    cn = np.einsum("ij,ij->i", C, C)
+    out = np.zeros(P)
+    n_blk = int(min(n, max(1024, block_elems // (P * k))))
+    p_blk = int(max(1, min(P, block_elems // (n_blk * k))))
+    for a in range(0, n, n_blk):  # blocks of points ...
+        Zt = np.ascontiguousarray(Z[a:a + n_blk].T)
+        for s in range(0, P, p_blk):  # ... and of candidates, each one matrix product
+            S = C[s * k:(s + p_blk) * k] @ Zt
+            S *= -2.0
+            S += cn[s * k:(s + p_blk) * k, None]
+            out[s:s + p_blk] += S.reshape(-1, k, S.shape[1]).min(axis=1).sum(axis=1)
+    out += float(np.einsum("ij,ij->", Z, Z))
     return np.maximum(out, 0.0)
 
 
-class PGkM(CentroidPredictorMixin):
-    """PrivGene for k-means, Algorithms 6–7 (spec §2.8, §3.7).
+class _RoundsSpec(Spec):
+    def __call__(self, value, name):
+        if isinstance(value, str):
+            if value != "auto":
+                raise ValueError(f"{name} must be 'auto' or an integer >= 1, got {value!r}")
+            return value
+        return check_int(value, name, 1, 100_000)
+
+
+class PGkM(ScaledCentroidMixin, DPEstimator):
+    """PrivGene for k-means, Algorithms 6–7 (a genetic search with exponential-mechanism selections).
+
+    epsilon-DP under add/remove one record: ``(R - 1) m'`` selections of ``epsilon/(R m')`` and a final one of
+    ``epsilon/R`` (sequential composition), each an exponential mechanism with quality ``-WCSS`` of sensitivity
+    ``d (2r)^2``; the candidates themselves are data-independent.
 
     Parameters
     ----------
-    n_clusters, epsilon, bounds : k, total budget, public domain (data scaled into ``[-r, r]^d``, clipped).
-    pool_size : int, default 200 (m); n_select : int, default 10 (m').
-    n_rounds : "auto" (``max(8, floor(1.25e-3 N eps / m'))``) or int >= 1.
-    mutation_scale, mutation_decay : the mutation's uniform half-width ``mutation_scale * r`` at round 1, times
-        ``mutation_decay`` every round (not specified in the thesis).
-    n_public, r, random_state : as elsewhere.
+    n_clusters : int
+        k >= 1.
+    epsilon : float
+        Total budget (``n_share`` of it buys the noisy N when ``n_rounds="auto"``).
+    bounds : pair or per-dimension bounds
+        The **public** domain (required); data are scaled into ``[-r, r]^d`` and clipped.
+    pool_size : int, default 200
+        m, the candidates per round.
+    n_select : int, default 10
+        m', the parents selected per round (<= pool_size).
+    n_rounds : "auto" or int, default "auto"
+        R. "auto": ``max(8, floor(1.25e-3 N epsilon / m'))`` with the noisy N (or ``n_public``).
+    max_rounds : int, default 30
+        A public cap on R (the thesis's largest dataset needs 26); it keeps the fit linear in N.
+    mutation_scale, mutation_decay : float
+        The mutation's uniform half-width ``mutation_scale * r`` at round 1, times ``mutation_decay`` every round
+        (the thesis does not specify the mutation).
+    init_spread : float, optional
+        The initial candidates are uniform in ``[-s r, s r]^d`` with ``s = init_spread``; None (default) means
+        ``1/sqrt(d)`` (see the module doc), 1.0 the thesis's uniform draw from the whole domain.
+    r : float, default 1
+        Half-width of the scaled domain (at most 10^6).
+    """ + N_PUBLIC_DOC + """
+    """ + N_SHARE_DOC + """
+    random_state : None, int or numpy.random.Generator
+    ledger : PrivacyLedger, optional
+        A shared ledger asked for ``epsilon`` before the data are read.
 
     Attributes
     ----------
-    cluster_centers_, scaled_centers_, ledger_ (``(R-1) m' + 1`` selections summing to epsilon), n_iter_ (= R),
-    sensitivity_ (``d (2r)^2``).
+    cluster_centers_ : ndarray (k, d)
+        Original units; ``scaled_centers_`` in ``[-r, r]^d``.
+    ledger_ : PrivacyLedger
+        Noisy N (with "auto"), ``(R - 1) m'`` selections and the final one: total epsilon.
+    n_rounds_ : int
+        R; ``n_iter_`` the same.
+    n_estimate_ : float or None
+        The noisy N or ``n_public`` (None with an int ``n_rounds``).
+    sensitivity_ : float
+        ``d (2r)^2``.
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_blobs_ratio
+    >>> X, _ = make_blobs_ratio(2000, 3, 2, n_outliers=0, random_state=0)
+    >>> p = PGkM(3, 1.0, bounds=(-1, 1), pool_size=40, n_select=4, random_state=0).fit(X)
+    >>> p.n_rounds_, round(p.ledger_.epsilon, 12), len(p.ledger_.entries) == 1 + (p.n_rounds_ - 1) * 4 + 1
+    (8, 1.0, True)
     """
 
-    def __init__(self, n_clusters=8, epsilon=1.0, bounds=(-1.0, 1.0), *, pool_size=200, n_select=10,
-                 n_rounds="auto", mutation_scale=0.5, mutation_decay=0.8, n_public=None, r=1.0, random_state=None):
+    _parameters = dict(
+        n_clusters=Int(1, MAX_K), epsilon=Epsilon(), bounds=BoundsSpec(), pool_size=Int(2, 100_000),
+        n_select=Int(1, 100_000), n_rounds=_RoundsSpec(), max_rounds=Int(1, 100_000),
+        mutation_scale=Real(0.0, low_open=True), mutation_decay=Real(0.0, 1.0, low_open=True),
+        init_spread=NoneOr(Real(0.0, 1.0, low_open=True)), r=Real(0.0, 1e6, low_open=True),
+        n_public=NoneOr(Real(1.0)),
+        n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(), ledger=Ledger())
+
+    def __init__(self, n_clusters, epsilon, *, bounds, pool_size=200, n_select=10, n_rounds="auto",
+                 max_rounds=PGKM_MAX_ROUNDS, mutation_scale=0.5, mutation_decay=0.8, init_spread=None, r=1.0,
+                 n_public=None, n_share=0.05, random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
         self.pool_size = pool_size
         self.n_select = n_select
         self.n_rounds = n_rounds
+        self.max_rounds = max_rounds
         self.mutation_scale = mutation_scale
         self.mutation_decay = mutation_decay
-        self.n_public = n_public
+        self.init_spread = init_spread
         self.r = r
+        self.n_public = n_public
+        self.n_share = n_share
         self.random_state = random_state
+        self.ledger = ledger
 
-    def fit(self, X, y=None):
-        X, eps, k, low, high, n_pub = _fit_common(self, X)
-        pool = check_positive_int(self.pool_size, "pool_size", minimum=2)
-        m_sel = check_positive_int(self.n_select, "n_select")
+    def _fit(self, X, p, ledger, rng):
+        low, high = p.bounds
+        k, d = p.n_clusters, X.shape[1]
+        r = p.r
+        pool, m_sel = p.pool_size, p.n_select
         if m_sel > pool:
             raise ValueError(f"n_select={m_sel} must be <= pool_size={pool}")
-        R = pgkm_rounds(n_pub, eps, m_sel) if self.n_rounds == "auto" else check_positive_int(self.n_rounds,
-                                                                                             "n_rounds")
-        if not (self.mutation_scale > 0 and 0 < self.mutation_decay <= 1):
-            raise ValueError("mutation_scale must be > 0 and mutation_decay in (0, 1]")
-        n, d = X.shape
-        r = float(self.r)
-        rng = check_rng(self.random_state)
-        Z = scale_to_domain(X, (low, high), r=r)
-        sens = d * (2.0 * r) ** 2
         h = k * d
-        ledger = PrivacyLedger(budget_epsilon=eps)
-        omega = rng.uniform(-r, r, size=(pool, k, d))
-        scale = self.mutation_scale * r
+        if pool * h > _MAX_BLOCK_ELEMS:
+            raise ValueError(f"pool_size={pool} x n_clusters={k} x {d} features is too large "
+                             f"(at most {_MAX_BLOCK_ELEMS} candidate coordinates)")
+        if p.n_rounds == "auto":
+            n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
+        else:
+            n_est, eps_n = None, 0.0
+        eps = p.epsilon - eps_n
+        R = _pgkm_rounds(n_est, eps, m_sel) if p.n_rounds == "auto" else p.n_rounds
+        R = min(R, p.max_rounds)
+        Z = _kernels.scale_into(X, low, high, r)
+        sens = d * (2.0 * r) ** 2
+        spread = (1.0 / math.sqrt(d) if p.init_spread is None else p.init_spread) * r
+        omega = spread * (2.0 * rng.random((pool, k, d)) - 1.0)
+        scale = p.mutation_scale * r
         for t in range(1, R):
             # DPSELECT: m' selections without replacement, each eps/(R m'), quality -J
-            q = -_wcss_many(Z, omega)
+            q = -_wcss_pool(Z, omega)
             chosen = []
             for s in range(m_sel):
                 i = exponential_mechanism(q, sens, eps / (R * m_sel), rng, ledger=ledger,
@@ -316,18 +554,17 @@ class PGkM(CentroidPredictorMixin):
             kids = np.concatenate([c1, c2])
             if kids.shape[0] < pool:
                 kids = np.concatenate([kids, parents[rng.integers(0, m_sel, pool - kids.shape[0])]])
-            # mutation: one random coordinate of every child
+            # mutation: one random coordinate of every child, uniform in [-scale, scale]
             j = rng.integers(0, h, size=kids.shape[0])
-            kids[np.arange(kids.shape[0]), j] += rng.uniform(-scale, scale, size=kids.shape[0])
+            kids[np.arange(kids.shape[0]), j] += scale * (2.0 * rng.random(kids.shape[0]) - 1.0)
             omega = np.clip(kids, -r, r).reshape(pool, k, d)
-            scale *= self.mutation_decay
-        q = -_wcss_many(Z, omega)
+            scale *= p.mutation_decay
+        q = -_wcss_pool(Z, omega)
         i = exponential_mechanism(q, sens, eps / R, rng, ledger=ledger, name=f"PGkM round {R}: final selection")
-        best = omega[i]
+        self.r_ = r
         self.sensitivity_ = sens
-        self.n_iter_ = R
-        self.ledger_ = ledger
-        self.bounds_ = (low, high)
-        self.scaled_centers_ = best
-        self.cluster_centers_ = unscale_from_domain(best, (low, high), r=r)
-        return self
+        self.n_rounds_ = int(R)
+        self.n_iter_ = int(R)
+        self.n_estimate_ = None if n_est is None else float(n_est)
+        self.scaled_centers_ = omega[i]
+        self.cluster_centers_ = _kernels.unscale_from(omega[i], low, high, r)

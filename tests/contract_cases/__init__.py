@@ -24,6 +24,11 @@ def blobs(n=300, d=2, k=3, seed=0, scale=0.05, low=-1.0, high=1.0):
     return np.clip(centers[lab] + scale * (high - low) * rng.normal(size=(n, d)), low, high)
 
 
+def default_data(n=300, seed=0):
+    """The default data of a case: 2-D blobs with ``n`` rows drawn with ``seed``."""
+    return blobs(n, seed=seed)
+
+
 @dataclass
 class EstimatorCase:
     """One estimator configuration.
@@ -35,7 +40,7 @@ class EstimatorCase:
 
     id: str
     make: Callable
-    data: Callable = blobs
+    data: Callable = default_data
     epsilon: float | None = 1.0
     delta: float = 0.0
     fit_arg: str = "X"
