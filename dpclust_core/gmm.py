@@ -54,7 +54,7 @@ from ._validation import (MAX_ALLOCATION, BadTypeError, Bool, Delta, Epsilon, In
                           check_ledger, check_options, check_probability, check_real, check_rng)
 from .accounting import PrivacyLedger
 from .base import DPEstimator
-from .mechanisms import _gaussian_grid, discrete_gaussian_sigma, gaussian_mechanism, gaussian_sigma, laplace_mechanism
+from .mechanisms import discrete_gaussian_sigma, gaussian_mechanism_sigma, gaussian_mechanism, gaussian_sigma, laplace_mechanism
 
 __all__ = [
     "MixtureParams",
@@ -924,7 +924,7 @@ def naive_noise_sigma(radius: float, epsilon: float, delta: float, method: str =
     check_options(method, "method", ("discrete", "analytic", "classic"))
     d = check_int(n_features, "n_features", 1)
     if method == "discrete":
-        return float(_gaussian_grid(2.0 * r, eps, dl, d)[1])
+        return gaussian_mechanism_sigma(2.0 * r, eps, dl, d)
     return gaussian_sigma(2.0 * r, eps, dl, method=method)
 
 

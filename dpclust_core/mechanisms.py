@@ -44,6 +44,7 @@ __all__ = [
     "naive_laplace",
     "gaussian_sigma",
     "discrete_gaussian_sigma",
+    "gaussian_mechanism_sigma",
     "zcdp_delta",
     "laplace_grid",
 ]
@@ -149,7 +150,7 @@ def _geometric(b, n, rng):
     x -= err
     np.floor(x, out=x)
     ok = (x == hi) & (raw >= _FAST_RAW) & (hi < _INT_LIMIT)
-    out = hi.astype(np.int64)
+    out = np.where(ok, hi, 0.0).astype(np.int64)
     if not ok.all():
         for i in np.flatnonzero(~ok):  # rare: about 2^-16 of the draws, plus ambiguous roundings
             out[i] = _geometric_exact_scalar(b, int(raw[i]), rng)
@@ -160,6 +161,13 @@ def _random_signs(n, rng):
     """``n`` fair random bits as a boolean array (64 per raw draw)."""
     words = _raw64(rng, (n + 63) // 64)
     return np.unpackbits(words.view(np.uint8))[:n].astype(bool)
+
+
+def _check_scale(b, name="epsilon"):
+    """Refuse a noise scale (in grid steps) too large for exact integer arithmetic (epsilon far too small)."""
+    if not b < 2.0**48:
+        raise ValueError(f"{name} is too small: the noise scale would exceed 2^48 grid steps (use a larger {name})")
+    return b
 
 
 def _discrete_laplace(b, n, rng):
@@ -336,7 +344,7 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None, *, l0_sensitivity=N
     else:
         gamma, steps = laplace_grid(sens, l0)
         K = _to_grid(arr, gamma, "value")
-        b = np.nextafter(steps / eps, np.inf)
+        b = _check_scale(np.nextafter(steps / eps, np.inf))
         noisy = (K + _discrete_laplace(b, arr.size, rng).reshape(arr.shape)) * gamma
     _record(ledger, name, eps, 0.0, sens)
     return _out(noisy)
@@ -398,7 +406,7 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, *, ledger=None, n
     if sens == 0:
         noisy = ints.copy()
     else:
-        noisy = ints + _discrete_laplace(np.nextafter(sens / eps, np.inf), ints.size, rng).reshape(ints.shape)
+        noisy = ints + _discrete_laplace(_check_scale(np.nextafter(sens / eps, np.inf)), ints.size, rng).reshape(ints.shape)
     _record(ledger, name, eps, 0.0, sens)
     return int(noisy) if noisy.ndim == 0 else noisy
 
@@ -511,6 +519,24 @@ def _gaussian_grid(l2, eps, dl, l0):
     sens_grid = l2 + (math.sqrt(l0) + 1.0) * gamma  # rounding (sqrt(l0) gamma) + float error (gamma)
     sigma = discrete_gaussian_sigma(sens_grid, eps, dl)
     return gamma, sigma
+
+
+def gaussian_mechanism_sigma(l2_sensitivity, epsilon, delta, l0_sensitivity=1):
+    """The standard deviation of the noise :func:`gaussian_mechanism` actually adds (in the value's units).
+
+    It is :func:`discrete_gaussian_sigma` for the sensitivity plus the rounding slack of the grid, so it is a
+    little above the continuous analytic σ of :func:`gaussian_sigma`.
+
+    Examples
+    --------
+    >>> round(gaussian_mechanism_sigma(1.0, 1.0, 1e-5), 2)
+    4.05
+    """
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    l0 = check_int(l0_sensitivity, "l0_sensitivity", 1)
+    return 0.0 if sens == 0 else float(_gaussian_grid(sens, eps, dl, l0)[1])
 
 
 def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, rng=None, *, l0_sensitivity=None, rows=None,

@@ -43,3 +43,7 @@ FUNCTIONS = [
     FunctionCase("zcdp_to_dp", accounting.zcdp_to_dp, dict(rho=0.1, delta=1e-6),
                  dict(rho="nonneg_real", delta="delta")),
 ]
+FUNCTIONS.append(FunctionCase("gaussian_mechanism_sigma", mechanisms.gaussian_mechanism_sigma,
+                              dict(l2_sensitivity=1.0, epsilon=1.0, delta=1e-5),
+                              dict(l2_sensitivity="nonneg_real", epsilon="epsilon", delta="delta",
+                                   l0_sensitivity="positive_int")))
