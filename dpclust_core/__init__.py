@@ -1,20 +1,27 @@
 """dpclust_core: the mechanisms and algorithms of the dpclust book on differentially private clustering.
 
-Foundations: :mod:`~dpclust_core.mechanisms` (Laplace, geometric, exponential, Gaussian),
-:mod:`~dpclust_core.accounting` (:class:`PrivacyLedger`), :mod:`~dpclust_core.audit` (empirical DP
-auditing), :mod:`~dpclust_core.data` (seeded stand-in datasets, public-domain scaling),
-:mod:`~dpclust_core.metrics` (NICV, WCSS, DSG_C, OCM, 2CE).
+Ground floor: :mod:`~dpclust_core.mechanisms` (the only place noise is drawn: floating-point-safe Laplace,
+geometric, Gaussian and exponential mechanisms), :mod:`~dpclust_core.accounting` (:class:`PrivacyLedger`, a
+budget that refuses before spending, and the composition rules), :mod:`~dpclust_core.base` (the
+scikit-learn estimator every algorithm subclasses), :mod:`~dpclust_core.audit` (empirical DP auditing),
+:mod:`~dpclust_core.bounds` (private bounds of the data, for when no public domain is known),
+:mod:`~dpclust_core.data` (seeded stand-in datasets, public-domain scaling), :mod:`~dpclust_core.metrics`
+(NICV, WCSS, DSG_C, OCM, 2CE).
 
 Algorithms, one module per family (each chapter of the book imports one of them):
-:mod:`~dpclust_core.kmeans` (DPLloyd, EUGkM/UGkM/MkM, HybridKMeans, GkM, PGkM, choose_k),
+:mod:`~dpclust_core.kmeans` (DPLloyd, EUGkM/UGkM/MkM, HybridKMeans, GkM, PGkM, LSHCoresetKMeans, choose_k),
 :mod:`~dpclust_core.svt` (every published Sparse Vector variant, exact privacy loss),
 :mod:`~dpclust_core.wavecluster` (WaveCluster, PrivQT, PrivTHR, PrivTHR_EM, baseline),
 :mod:`~dpclust_core.ktuple` (k-tuple clustering, PrivateKMeansEasy),
 :mod:`~dpclust_core.gmm` (private Gaussian mixtures) and
 :mod:`~dpclust_core.postprocess` (MCMC postprocessing of DP k-means transcripts).
+
+For the book: :mod:`~dpclust_core.plots` (one palette and style), :mod:`~dpclust_core.widgets` (sliders that
+work with and without a kernel) and :mod:`~dpclust_core.experiments` (the papers' experiment loops).
 """
-from .accounting import PrivacyLedger
+from .accounting import BudgetExceededError, PrivacyLedger
 from .audit import audit
+from .bounds import private_bounds
 from .mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                          geometric_mechanism, laplace_mechanism)
 from .metrics import nicv, wcss
@@ -23,7 +30,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PrivacyLedger",
+    "BudgetExceededError",
     "audit",
+    "private_bounds",
     "laplace_mechanism",
     "geometric_mechanism",
     "exponential_mechanism",

@@ -5,7 +5,7 @@ Non-private WaveCluster (paper §3.2) and the four private techniques of the pap
 * ``"baseline"`` — Alg. 1: DP synthetic data from the adaptive grid (AG) of Qardaji et al. (ICDE 2013), then
   WaveCluster on the synthetic points;
 * ``"qt"`` — PrivQT, Alg. 2: Laplace noise on every cell of the count matrix;
-* ``"thr"`` — PrivTHR, Alg. 3: PrivQT plus a noisy count |Z|' of the non-positive cells of W, half of which is
+* ``"thr"`` — PrivTHR, Alg. 3: PrivQT plus a noisy count ``|Z|'`` of the non-positive cells of W, half of which is
   removed from the bottom of L' before the rank k' is computed; budget split α = 0.9;
 * ``"thr_em"`` — PrivTHR_EM, Alg. 4: PrivQT plus a density threshold chosen by the exponential mechanism over
   the threshold intervals of the true W; budget split α = 0.7, with a **public** (or privately estimated)
@@ -24,7 +24,7 @@ Conventions:
 * grid labels and point labels are ``-1`` for noise (non-significant) and ``0..n_clusters_-1`` otherwise.
 
 Privacy: unbounded DP (add/remove one record), under which one record changes one cell of M by 1, hence one
-cell of W by ``2^(-d/2)``, |Z| by at most 1 and the EM quality by at most 1. (The paper's wording, "modifying"
+cell of W by ``2^(-d/2)``, ``|Z|`` by at most 1 and the EM quality by at most 1. (The paper's wording, "modifying"
 one record, is replace-one; that would double every sensitivity.) The released object is the **labelled
 grid**; :meth:`PrivateWaveCluster.predict` labels any point from it (post-processing). The private estimator
 stores no per-record labels of its training data.
@@ -682,7 +682,7 @@ class WaveCluster(_GridPredictMixin, Estimator):
     threshold_ : float
         d, the k-th largest positive value of W.
     n_zero_ : int
-        |Z|, the number of cells with W <= 0.
+        ``|Z|``, the number of cells with W <= 0.
     significant_ : ndarray of bool, shape of W
     n_significant_ : int
     grid_labels_ : ndarray of int, shape of W
@@ -749,7 +749,7 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
         clipped into the border cells.
     connectivity : {4, 8}, default 8
     alpha : float, optional
-        Share of the (remaining) epsilon for the noisy count matrix (ε1 = αε); the rest (ε2) goes to |Z|'
+        Share of the (remaining) epsilon for the noisy count matrix (ε1 = αε); the rest (ε2) goes to ``|Z|'``
         (PrivTHR, default 0.9) or to the EM threshold (PrivTHR_EM, default 0.7) — the paper's splits (§7 and
         §4.4). Ignored by the Baseline and PrivQT.
     upper : float, optional
@@ -778,9 +778,9 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
     significant_, n_significant_, grid_labels_, n_clusters_
         The released labelled grid (cells with W' >= d' and W' > 0, their connected components).
     noisy_zero_count_ : float
-        |Z|' (PrivTHR only).
+        ``|Z|'`` (PrivTHR only).
     removed_ : int
-        r = round(|Z|'/2) clamped to [0, |L'|] (PrivTHR only).
+        r = round(``|Z|'``/2) clamped to [0, ``|L'|``] (PrivTHR only).
     synthetic_X_ : ndarray, shape (n_synthetic, 2)
         The AG synthetic data (Baseline only); its size is noisy.
     upper_ : float
@@ -788,7 +788,7 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
     n_estimate_ : float
         The N used (``n_public``, or the noisy count) — Baseline, and PrivTHR_EM without ``upper``.
     epsilon_n_, epsilon1_, epsilon2_ : float
-        ε spent on N, on the counts (M' or AG), and on |Z|' or the EM (0 otherwise).
+        ε spent on N, on the counts (M' or AG), and on ``|Z|'`` or the EM (0 otherwise).
     ledger_ : PrivacyLedger
     bounds_, n_features_in_
 
