@@ -191,14 +191,20 @@ def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None,
     array where 2-D is needed (with the ``reshape`` hint); an empty array or zero columns; NaN or infinity;
     the wrong number of features. With ``allow_dask=True`` a ``dask.array.Array`` is returned as a lazy float
     array after the checks that need no computation (dtype, shape); its values are never computed here.
+    Finiteness is checked **lazily**: every block is checked by the worker that reads it, inside whatever
+    computation first reads it, which then raises ``ValueError`` naming ``name``.
     """
     if allow_dask and is_dask_array(X):
         _check_dtype(X.dtype, name)
         _check_shape(X.shape, name, ndim, n_features, allow_empty)
-        return X.astype(float) if X.dtype != np.float64 else X
+        X = X.astype(float) if X.dtype != np.float64 else X
+        return X.map_blocks(_finite_block, name, dtype=float)
     if is_dask_array(X):
-        raise BadTypeError(f"{name} is a dask array, which this function does not accept; "
-                           f"call {name}.compute() first, or use DPLloyd / EUGkM, which accept dask arrays")
+        raise BadTypeError(f"{name} is a dask array, which this function does not accept. The fit of DPLloyd, "
+                           f"UGkM, EUGkM, MkM, HybridKMeans and choose_k accept one (their statistics are "
+                           f"reduced on the workers); to predict block by block, use "
+                           f"{name}.map_blocks(est.predict, drop_axis=1); otherwise call {name}.compute() "
+                           f"first if it fits in memory")
     if isinstance(X, (str, bytes)):
         raise BadTypeError(f"{name} must be an array of real numbers, got a string")
     try:
@@ -216,6 +222,13 @@ def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None,
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def _finite_block(block, name):
+    """The lazy finiteness check of a dask array, run by a worker on each block it reads."""
+    if not np.isfinite(block).all():
+        raise ValueError(f"{name} contains NaN or infinite values (found in a block of the dask array)")
+    return block
 
 
 def _check_shape(shape, name, ndim, n_features, allow_empty):

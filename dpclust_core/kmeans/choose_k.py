@@ -131,6 +131,7 @@ class _KRange(Spec):
 class _ChooseK(DPEstimator):
     """The estimator behind :func:`choose_k` (the ledger, the budget check and the validation of DPEstimator)."""
 
+    _accepts_dask = True  # one histogram: a reduction over the rows, computed on the workers
     _parameters = dict({k: v for k, v in _COMMON_PARAMS.items() if k not in ("n_clusters", "init")},
                        k_range=_KRange(), theta=Real(0.0, low_open=True))
 
@@ -153,11 +154,14 @@ class _ChooseK(DPEstimator):
         self.ledger = ledger
 
     def _fit(self, X, p, ledger, rng):
+        from .lloyd import _with_known_rows
+
         low, high = p.bounds
         d = X.shape[1]
         ks = p.k_range
         for k in ks:
             _check_k_size(k, d)
+        X = _with_known_rows(X)  # a dask array of unknown block sizes: the noisy N needs the number of rows
         Z = _kernels.scale_into(X, low, high, p.r)
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
         res = _fit_synopsis(Z, None, p.epsilon - eps_n, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
@@ -197,8 +201,9 @@ def choose_k(X, epsilon: float, k_range=range(2, 11), *, bounds, n_init: int = 3
 
     Parameters
     ----------
-    X : array (N, d)
-        The private data.
+    X : array (N, d) or dask array
+        The private data. A dask array is reduced on its workers (one histogram of the public grid); only the
+        cell counts reach the driver, where the noise is added.
     epsilon : float
         Total budget.
     k_range : iterable of int, default range(2, 11)

@@ -261,6 +261,13 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
     n_iter_ : int
         Lloyd iterations on the synopsis plus the DPLloyd round.
 
+    Notes
+    -----
+    ``X`` may be a dask array: the histogram and the round's counts and sums are reductions computed on the
+    workers, the noise is added once, on the driver, and the release equals the in-memory fit's for the same
+    ``random_state`` (see :class:`~dpclust_core.kmeans.DPLloyd`). A NaN is found by the workers during the
+    first pass (the histogram), after the noisy N was drawn from the array's shape; the fit then raises.
+
     Examples
     --------
     >>> import numpy as np
@@ -271,6 +278,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
     (True, 1.0, 4)
     """
 
+    _accepts_dask = True  # the histogram and the round are reductions over the rows: computed on the workers
     _parameters = dict(_COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
                        weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
                        rho=Real(0.0, 0.5))
@@ -301,10 +309,13 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
         self.ledger = ledger
 
     def _fit(self, X, p, ledger, rng):
+        from .lloyd import _with_known_rows
+
         low, high = p.bounds
         k, d = p.n_clusters, X.shape[1]
         _check_k_size(k, d)
         inits = _initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
+        X = _with_known_rows(X)  # a dask array of unknown block sizes: the noisy N needs the number of rows
         Z = _kernels.scale_into(X, low, high, p.r)  # the one scaling of this fit
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)  # the one noisy N
         eps = p.epsilon - eps_n

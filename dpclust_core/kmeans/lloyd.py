@@ -8,15 +8,33 @@ sensitivity of a coordinate sum ``r``). A count has sensitivity 1; the k·d coor
 L1 sensitivity ``d·r`` (one record lands in one cluster and moves its d sums by at most r each). The number
 of records N is **private**: DPLloyd-Impr, the only variant that needs it, buys a noisy count unless the
 caller publishes N with ``n_public``.
+
+**Exact statistics, any partition.** A round reads the data once, through :func:`_round_statistics`: every point
+is assigned to its nearest centroid with squared distances computed coordinate by coordinate (elementwise IEEE
+operations, so a point's label depends on that point and the centroids only — not on BLAS, the CPU or the
+block of rows it sits in; ties go to the lowest index), and its coordinates enter the sums as **fixed-point
+integers** ``trunc(z · 2^32 / r)`` (rounded toward zero, so a magnitude never grows: the sensitivities ``r`` per
+coordinate and 1 for the L1 ball hold exactly). Integer sums are associative, so the counts and sums are the
+same bits whatever the order of the points or however they are split into blocks; they are converted to floats
+once, at the end (``sum · r / 2^32``; a point moves by less than ``r·2^-32``, far below the mechanisms' grid).
+
+**Dask.** ``DPLloyd.fit`` accepts a ``dask.array.Array``: each round is a reduction on the workers (one exact
+(k, d + 1) partial per block of rows, summed in a tree), only those k·(d + 1) integers reach the driver, and
+the noise is drawn there, once, through the same mechanisms and the same ledger. The raw data are never
+computed on the driver. For the same ``random_state`` the fit on ``da.from_array(X, chunks=...)`` is
+identical, bit for bit, to the fit on ``X``, for any chunking.
 """
 from __future__ import annotations
+
+import math
+from types import SimpleNamespace
 
 import numpy as np
 
 from .. import _kernels
 from .._validation import (BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
                            Real, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
-                           check_real, check_rng)
+                           check_real, check_rng, is_dask_array)
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
 from .error_models import RHO, _epsilon_m, _n_rounds, budget_split
@@ -384,27 +402,130 @@ def best_of_lloyd(X, k: int, n_init: int = 30, rng=None, *, n_iter: int = 100, i
 
 
 # --------------------------------------------------------------------------------------------- DPLloyd
-def _round_statistics(Z, C):
-    """The only pass over the data in a round: exact counts (k,) and coordinate sums (k, d) of the points of
-    ``Z`` in the Voronoi cells of ``C`` (ties to the lowest index).
+#: Fixed-point resolution of the coordinate sums: a coordinate z in [-r, r] enters as trunc(z 2^32 / r).
+_FIXED_BITS = 32
+#: Rows per pass of the statistics kernel (bounded temporaries; integer partial sums stay below 2^53 in the
+#: float64 bincount: 2^15 rows x 2^32 < 2^53).
+_STAT_ROWS = 1 << 15
+#: Rows whose int64 partial sums cannot overflow (2^30 rows x 2^32 < 2^63); longer arrays are cut into pieces.
+_INT64_ROWS = 1 << 30
+_LIMB = 1 << 32
 
-    A reduction over the rows: on a partitioned array, the per-block results add up, and the noise is added
-    once, afterwards, to the totals.
+
+def _stats_int64(Z, C, r):
+    """Exact integer statistics of the rows of ``Z`` (at most ``_INT64_ROWS``): an int64 array (k, d + 1) with
+    the counts in column 0 and the fixed-point coordinate sums ``sum trunc(z 2^32 / r)`` in columns 1..d.
+
+    Labels: squared distances coordinate by coordinate (elementwise operations: a row's label does not depend
+    on the other rows), first strict minimum (ties to the lowest index)."""
+    n, d = Z.shape
+    k = C.shape[0]
+    scale = float(_LIMB) / r
+    lim = float(_LIMB)
+    acc = np.zeros((k, d + 1), dtype=np.int64)
+    rows = max(1, min(n, _STAT_ROWS, max(256, (1 << 17) // k)))
+    D = np.empty((k, rows))
+    T = np.empty((k, rows))
+    best = np.empty(rows)
+    lab = np.empty(rows, dtype=np.intp)
+    better = np.empty(rows, dtype=bool)
+    Q = np.empty(rows)
+    cols = [np.ascontiguousarray(C[:, j:j + 1], dtype=float) for j in range(d)]
+    for a in range(0, n, rows):  # a loop over blocks of rows; each pass is vectorised over the block
+        m = min(n, a + rows) - a
+        Zb = Z[a:a + m]
+        Dm, Tm, bm, lm, btm, Qm = D[:, :m], T[:, :m], best[:m], lab[:m], better[:m], Q[:m]
+        np.subtract(Zb[:, 0], cols[0], out=Dm)
+        np.multiply(Dm, Dm, out=Dm)
+        for j in range(1, d):  # a loop over dimensions
+            np.subtract(Zb[:, j], cols[j], out=Tm)
+            np.multiply(Tm, Tm, out=Tm)
+            np.add(Dm, Tm, out=Dm)
+        bm[:] = Dm[0]
+        lm[:] = 0
+        for c in range(1, k):  # a loop over centroids: running strict minimum, ties to the lowest index
+            np.less(Dm[c], bm, out=btm)
+            np.copyto(bm, Dm[c], where=btm)
+            lm[btm] = c
+        acc[:, 0] += np.bincount(lm, minlength=k)
+        for j in range(d):  # integer-valued float64 partial sums: exact below 2^53
+            np.multiply(Zb[:, j], scale, out=Qm)
+            np.trunc(Qm, out=Qm)
+            np.clip(Qm, -lim, lim, out=Qm)
+            acc[:, j + 1] += np.bincount(lm, weights=Qm, minlength=k).astype(np.int64)
+    return acc
+
+
+def _exact_stats(Z, C, r):
+    """Exact statistics of all rows of ``Z``: an object array (k, d + 1) of Python ints."""
+    n = Z.shape[0]
+    total = np.zeros((C.shape[0], Z.shape[1] + 1), dtype=object)
+    for a in range(0, max(n, 1), _INT64_ROWS):
+        total = total + _stats_int64(Z[a:a + _INT64_ROWS], C, r).astype(object)
+    return total
+
+
+def _block_limbs(block, C=None, r=1.0):
+    """The per-block task of the dask reduction: the exact statistics of one block of rows as two int64 limbs
+    (high and low 32 bits, ``v = hi 2^32 + lo``), flattened to one row, so that summing the rows of all blocks
+    in int64 can never overflow."""
+    tot = _exact_stats(np.asarray(block, dtype=float), C, r)
+    hi = np.array([[v >> 32 for v in row] for row in tot], dtype=np.int64)
+    lo = np.array([[v & (_LIMB - 1) for v in row] for row in tot], dtype=np.int64)
+    return np.concatenate([hi.ravel(), lo.ravel()])[None, :]
+
+
+def _float_stats(total, r):
+    """Counts (k,) and coordinate sums (k, d) as floats from the exact integers (one rounding each)."""
+    counts = np.array([float(v) for v in total[:, 0]], dtype=float)
+    sums = np.array([[float(v) for v in row] for row in total[:, 1:]], dtype=float).reshape(total.shape[0], -1)
+    return counts, sums * (r / _LIMB)
+
+
+def _round_statistics(Z, C, r=1.0):
+    """The only pass over the data in a round: counts (k,) and coordinate sums (k, d) of the points of ``Z``
+    (scaled domain, half-width ``r``) in the Voronoi cells of ``C``.
+
+    Computed exactly in integers (see the module docstring), so the result is the same bits for any order or
+    partition of the rows. A dask array is reduced on its workers: one (k, d + 1) partial per block of rows,
+    summed in a tree; only the totals reach the caller.
     """
-    _, counts, sums = _kernels.assign_stats(Z, C)
-    return counts, sums
+    C = np.asarray(C, dtype=float)
+    k, d = C.shape
+    if not is_dask_array(Z):
+        return _float_stats(_exact_stats(Z, C, r), r)
+    Z = Z.rechunk({1: -1})
+    width = 2 * k * (d + 1)
+    parts = Z.map_blocks(_block_limbs, C=C, r=float(r), dtype=np.int64,
+                         chunks=((1,) * Z.numblocks[0], (width,)))
+    flat = np.asarray(parts.sum(axis=0).compute(), dtype=np.int64)
+    hi, lo = flat[: width // 2], flat[width // 2:]
+    total = np.array([int(h) * _LIMB + int(l) for h, l in zip(hi, lo)], dtype=object).reshape(k, d + 1)
+    return _float_stats(total, r)
 
 
 def _to_domain(X, low, high, r, l1_ball):
     """Map X (n, d) into the scaled domain: the public box onto ``[-r, r]^d`` with clipping, then (Lee–Kifer)
     the Euclidean projection of every point outside the unit L1 ball onto it. Column-major (one pass per
-    dimension in the statistics is then contiguous). Nothing about how many points were moved is kept."""
+    dimension in the statistics is then contiguous). Nothing about how many points were moved is kept.
+    A dask array is mapped block by block (lazily, the same per-row arithmetic)."""
+    if is_dask_array(X):
+        X = X.rechunk({1: -1})
+        return X.map_blocks(_to_domain, low, high, r, l1_ball, dtype=float)
     Z = np.asfortranarray(_kernels.scale_into(X, low, high, r))
     if l1_ball:
         outside = np.flatnonzero(np.abs(Z).sum(axis=1) > 1.0)
         if outside.size:
             Z[outside] = _project_l1(Z[outside])
     return Z
+
+
+def _with_known_rows(X):
+    """A dask array whose number of rows is known (``compute_chunk_sizes`` reads the blocks once and returns
+    only their lengths); any other array unchanged."""
+    if is_dask_array(X) and math.isnan(X.shape[0]):
+        X = X.compute_chunk_sizes()
+    return X
 
 
 class _InitSpec(Spec):
@@ -518,6 +639,18 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
     (such as the number of clipped points) is stored; :func:`~dpclust_core.data.scale_to_domain` with
     ``return_n_clipped=True`` gives it to the data owner.
 
+    Notes
+    -----
+    ``X`` may be a ``dask.array.Array`` (on a ``dask.distributed`` cluster or the local scheduler). Every round
+    is then a reduction on the workers: each block of rows gives its exact cluster counts and fixed-point
+    coordinate sums, the blocks' partials are summed in a tree, and only the k·(d + 1) totals reach the driver,
+    which adds the noise through the same mechanisms, in the same order, into the same ledger. The raw data are
+    never computed on the driver, and with the same ``random_state`` the release equals the in-memory fit's bit
+    for bit, whatever the chunking (the statistics are exact integers; see the module docstring). NaN or
+    infinite values cannot be checked without reading the data: the workers check every block while computing
+    the first round, before any noise is drawn, and the fit raises ``ValueError`` naming ``X``. Each round reads
+    ``X`` again; ``X.persist()`` first keeps it in the workers' memory if it fits there.
+
     Examples
     --------
     >>> import numpy as np
@@ -530,8 +663,16 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
     ('N (noisy count)', True)
     >>> DPLloyd(3, 1.0, bounds=(-1, 1), n_public=2000, random_state=0).fit(X).n_estimate_
     2000.0
+
+    The same fit on a dask array (here on the local scheduler), split into blocks of 700 rows:
+
+    >>> import dask.array as da
+    >>> est_d = DPLloyd(3, 1.0, bounds=(-1, 1), random_state=0).fit(da.from_array(X, chunks=(700, 2)))
+    >>> bool((est_d.cluster_centers_ == est.cluster_centers_).all())
+    True
     """
 
+    _accepts_dask = True  # every round is a reduction over the rows: computed on the workers
     _parameters = {
         "n_clusters": Int(1, _MAX_K),
         "epsilon": Epsilon(),
@@ -610,12 +751,20 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
              else np.array(init_scaled, dtype=float, copy=True))
         self.init_centroids_ = C.copy()
 
+        # ---- the first round's pass over the data comes before any noise: the initial centroids are public,
+        # and on a dask array this pass is where the workers find NaN/inf (a ValueError before any release)
+        first = _round_statistics(Z, C, r)
+        n_rows = int(first[0].sum())  # = len(Z), also for a dask array of unknown block sizes
+        if n_rows == 0:
+            raise ValueError("X is empty (no rows)")
+
         # ---- number of rounds: DPLloyd-Impr's t- needs N (private unless published)
         eps_rounds = p.epsilon
         self.n_estimate_, self.epsilon_n_, self.epsilon_m_ = None, 0.0, None
         if p.variant == "improved" and p.n_rounds == "auto":
             if n_estimate is None:
-                n_estimate, eps_n = self._estimate_n(Z, p, p.n_share * p.epsilon, noise_rng, ledger)
+                n_estimate, eps_n = self._estimate_n(SimpleNamespace(shape=(n_rows, d)), p,
+                                                     p.n_share * p.epsilon, noise_rng, ledger)
                 eps_rounds = p.epsilon - eps_n
                 self.epsilon_n_ = eps_n
             self.n_estimate_ = float(n_estimate)
@@ -641,7 +790,8 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
         history = []
         project = guard == "keep_prev+project"
         for t in range(1, T + 1):
-            counts, sums = _round_statistics(Z, C)  # every point assigned before any centroid moves
+            # every point assigned before any centroid moves
+            counts, sums = first if t == 1 else _round_statistics(Z, C, r)
             # every cluster is noised, empty or not: one vectorised release each
             n_counts = laplace_mechanism(counts, 1.0, e_count, noise_rng, l0_sensitivity=1, ledger=ledger,
                                          name=f"round {t}: counts (k={k})")
