@@ -144,6 +144,77 @@ def lloyd(X, init, *, weights=None, max_iter=300, tol=1e-4, min_weight=0.0, clip
     return C, n_iter
 
 
+def lloyd_batch(X, inits, *, weights=None, max_iter=300, tol=1e-4, min_weight=0.0, clip=None):
+    """:func:`lloyd` from every set of ``inits`` (B, k, d) at once. Returns ``(centers (B, k, d), n_iter (B,))``.
+
+    The same algorithm as :func:`lloyd` run B times (each run has its own stopping test and its own
+    ``n_iter``), but every pass over the points serves all the runs still going: one matrix product of a block
+    of rows with the ``B k`` centres, then one sparse product (a row's membership in every run's clusters
+    times its weighted coordinates) for all the runs' counts and sums. A run stops as soon as it converges and
+    leaves the batch. Memory is bounded by blocks of rows as everywhere here (plus one weighted copy of X).
+    """
+    from scipy import sparse
+
+    X = np.asarray(X, dtype=float)
+    C = np.array(inits, dtype=float, copy=True)
+    B, k, d = C.shape
+    n = X.shape[0]
+    iters = np.zeros(B, dtype=np.int64)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    WX = np.empty((n, d + 1))  # [w, w x]: one product gives the counts and the sums
+    WX[:, 0] = w
+    np.multiply(X, w[:, None], out=WX[:, 1:])
+    active = np.arange(B)
+    for it in range(1, max_iter + 1):
+        if active.size == 0:
+            break
+        A = active.size
+        Ca = C[active]  # (A, k, d)
+        flat = Ca.reshape(A * k, d)
+        cn = np.einsum("ij,ij->i", flat, flat)
+        stats = np.zeros((A * k, d + 1))
+        offs = (np.arange(A) * k)[None, :]
+        for a, b in _blocks(n, A * k):
+            blk = X[a:b] @ flat.T
+            blk *= -2.0
+            blk += cn
+            key = (blk.reshape(b - a, A, k).argmin(axis=2) + offs).ravel()  # bin (run, cluster) of every (row, run)
+            member = sparse.csr_matrix((np.ones(key.size), key, np.arange(0, key.size + 1, A)), shape=(b - a, A * k))
+            stats += member.T @ WX[a:b]
+        counts, sums = stats[:, 0], stats[:, 1:]
+        ok = counts > min_weight
+        newC = flat.copy()
+        newC[ok] = sums[ok] / counts[ok, None]
+        if clip is not None:
+            np.clip(newC, clip[0], clip[1], out=newC)
+        newC = newC.reshape(A, k, d)
+        shift = np.sqrt(((newC - Ca) ** 2).sum(axis=2)).max(axis=1) if k else np.zeros(A)
+        C[active] = newC
+        iters[active] = it
+        active = active[shift > tol]
+    return C, iters
+
+
+def wcss_batch(X, C, weights=None):
+    """:func:`wcss` of X around every set of centres of C (B, k, d), one pass over the rows. Returns (B,)."""
+    X = np.asarray(X, dtype=float)
+    C = np.asarray(C, dtype=float)
+    B, k, d = C.shape
+    flat = C.reshape(B * k, d)
+    cn = np.einsum("ij,ij->i", flat, flat)
+    out = np.zeros(B)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    for a, b in _blocks(X.shape[0], B * k):
+        xa = X[a:b]
+        blk = xa @ flat.T
+        blk *= -2.0
+        blk += cn
+        d2 = blk.reshape(b - a, B, k).min(axis=2) + np.einsum("ij,ij->i", xa, xa)[:, None]
+        np.maximum(d2, 0.0, out=d2)
+        out += d2.sum(axis=0) if w is None else w[a:b] @ d2
+    return out
+
+
 def kmeans_plusplus(X, k, rng, weights=None):
     """k-means++ seeding (Arthur & Vassilvitskii 2007): k rows of X chosen by D² sampling (weights >= 0).
 

@@ -386,29 +386,134 @@ class GkM(ScaledCentroidMixin, DPEstimator):
 
 
 # ============================================================================ PGkM
+def _augmented(C):
+    """Rows ``[-2 o, ||o||^2]`` of the centres C (m, d): their product with ``[z; 1]`` is ``||o||^2 - 2 z.o``."""
+    A = np.empty((C.shape[0], C.shape[1] + 1))
+    A[:, :-1] = -2.0 * C
+    A[:, -1] = np.einsum("ij,ij->i", C, C)
+    return A
+
+
+def _point_blocks(Z, n_blk):
+    """Blocks ``[z; 1]`` (d + 1, n_blk) of the points, transposed (one block in memory at a time)."""
+    n, d = Z.shape
+    for a in range(0, n, n_blk):
+        Za = np.empty((d + 1, min(n, a + n_blk) - a))
+        Za[:d] = Z[a:a + n_blk].T
+        Za[d] = 1.0
+        yield Za
+
+
 def _wcss_pool(Z, cands, block_elems=1 << 17):
     """Non-normalised k-means cost of every candidate (P, k, d) on Z (N, d), in blocks of points and candidates.
 
     ``sum_l min_j ||z_l - o_j||^2 = sum_l ||z_l||^2 + sum_l min_j (||o_j||^2 - 2 z_l . o_j)``; the scores of a
-    block of candidates on a block of points are laid out (candidates, k, points), so the minimum over the k
-    centroids is an elementwise minimum of k slices. Memory is bounded (``block_elems`` numbers) whatever N;
-    float64 throughout, so the computed quality is exact to ~1e-16 relative (the exponential mechanism's
-    sensitivity bound is not eroded by rounding).
+    block of candidates on a block of points are one matrix product (``[-2 o, ||o||^2]`` times ``[z; 1]``),
+    laid out (candidates, k, points), so the minimum over the k centroids is an elementwise minimum of k slices.
+    Memory is bounded (``block_elems`` numbers) whatever N; float64 throughout, so the computed quality is exact
+    to ~1e-16 relative (the exponential mechanism's sensitivity bound is not eroded by rounding).
     """
     P, k, d = cands.shape
     n = Z.shape[0]
-    C = cands.reshape(P * k, d)
-    cn = np.einsum("ij,ij->i", C, C)
+    C = _augmented(cands.reshape(P * k, d))
     out = np.zeros(P)
     n_blk = int(min(n, max(1024, block_elems // (P * k))))
     p_blk = int(max(1, min(P, block_elems // (n_blk * k))))
-    for a in range(0, n, n_blk):  # blocks of points ...
-        Zt = np.ascontiguousarray(Z[a:a + n_blk].T)
+    for Za in _point_blocks(Z, n_blk):  # blocks of points ...
         for s in range(0, P, p_blk):  # ... and of candidates, each one matrix product
-            S = C[s * k:(s + p_blk) * k] @ Zt
-            S *= -2.0
-            S += cn[s * k:(s + p_blk) * k, None]
+            S = C[s * k:(s + p_blk) * k] @ Za
             out[s:s + p_blk] += S.reshape(-1, k, S.shape[1]).min(axis=1).sum(axis=1)
+    out += float(np.einsum("ij,ij->", Z, Z))
+    return np.maximum(out, 0.0)
+
+
+def _range_min_layout(n_par, k):
+    """Rows of a sparse table of range minima over the k centroids of ``n_par`` parents: level l holds, for
+    every parent p and start i, the minimum over centroids ``[i, i + 2^l)`` at row ``off[l] + p width[l] + i``.
+    Returns ``(off, width, n_rows)``."""
+    off, width, rows, lvl = [], [], 0, 0
+    while (1 << lvl) <= k:
+        off.append(rows)
+        width.append(k - (1 << lvl) + 1)
+        rows += n_par * width[-1]
+        lvl += 1
+    return np.array(off), np.array(width), rows
+
+
+def _range_rows(off, width, level_of, p, lo, hi, empty_row):
+    """Two table rows whose minimum is the minimum over centroids ``[lo, hi)`` of parent p (vectorised);
+    an empty range points both at ``empty_row`` (+inf)."""
+    length = hi - lo
+    lvl = level_of[np.maximum(length, 1)]
+    base = off[lvl] + p * width[lvl]
+    r1 = base + lo
+    r2 = base + hi - (1 << lvl)
+    empty = length <= 0
+    r1[empty] = empty_row
+    r2[empty] = empty_row
+    return r1, r2
+
+
+def _wcss_children(Z, parents, first, second, cut_c, mut_c, cands, block_elems=1 << 18):
+    """:func:`_wcss_pool` of the children of one PGkM round, reusing the parents' distances (trusting).
+
+    Child i has the centroids ``[0, cut_c[i])`` of parent ``first[i]``, a new centroid at ``cut_c[i]`` (the one
+    the crossover cut through), the centroids ``(cut_c[i], k)`` of parent ``second[i]``, and centroid
+    ``mut_c[i]`` replaced by its mutation; ``cands`` (P, k, d) holds the children themselves (only their two new
+    centroids are read). The scores ``||o||^2 - 2 z.o`` of the ``n_par k`` parent centroids and of the 2 new
+    centroids of every child are one matrix product per block of points; each child's minimum over its k
+    centroids is then the minimum of 8 rows: three ranges of the parents' centroids (2 rows each of a sparse
+    table of range minima) and the 2 new centroids. The same numbers as :func:`_wcss_pool` (each child's cost is
+    a minimum over the same scores) with about ``(n_par k + 2P) / (P k)`` of its multiplications.
+    """
+    P, k, d = cands.shape
+    n_par = parents.shape[0]
+    n = Z.shape[0]
+    ar = np.arange(P)
+    off, width, n_sparse = _range_min_layout(n_par, k)
+    empty_row = n_sparse
+    new0 = empty_row + 1  # new0 + 2i: the cut centroid of child i; new0 + 2i + 1: its mutated centroid
+    n_rows = new0 + 2 * P
+    level_of = np.zeros(k + 1, dtype=np.int64)
+    level_of[1:] = [int(v).bit_length() - 1 for v in range(1, k + 1)]
+    new = np.empty((2 * P, d))
+    new[0::2] = cands[ar, cut_c]
+    new[1::2] = cands[ar, mut_c]
+    A = _augmented(np.concatenate([parents.reshape(n_par * k, d), new]))
+    # the 8 rows whose minimum is child i's score; unused slots point at the +inf row. With m = mut_c < c =
+    # cut_c: [0, m) and (m, c) of the first parent, (c, k) of the second; with m > c: [0, c) of the first,
+    # (c, m) and (m, k) of the second; with m = c: [0, c) of the first and (c, k) of the second.
+    same = mut_c == cut_c
+    below = mut_c < cut_c
+    lo, hi = np.minimum(mut_c, cut_c), np.maximum(mut_c, cut_c)
+    rows = np.empty((P, 8), dtype=np.int64)
+    rows[:, 0], rows[:, 1] = _range_rows(off, width, level_of, first, np.zeros(P, dtype=np.int64), lo, empty_row)
+    m1, m2 = _range_rows(off, width, level_of, np.where(below, first, second), lo + 1, hi, empty_row)
+    rows[:, 2] = np.where(same, empty_row, m1)
+    rows[:, 3] = np.where(same, empty_row, m2)
+    rows[:, 4], rows[:, 5] = _range_rows(off, width, level_of, second, hi + 1, np.full(P, k, dtype=np.int64),
+                                         empty_row)
+    rows[:, 6] = new0 + 2 * ar
+    rows[:, 7] = np.where(same, empty_row, new0 + 2 * ar + 1)
+    out = np.zeros(P)
+    n_blk = int(min(n, max(32, block_elems // n_rows)))
+    table = np.empty((n_rows, n_blk))
+    table[empty_row] = np.inf
+    for Za in _point_blocks(Z, n_blk):
+        nb = Za.shape[1]
+        T = table[:, :nb] if nb < n_blk else table
+        S = A @ Za
+        T[:n_par * k] = S[:n_par * k]
+        T[new0:] = S[n_par * k:]
+        for lvl in range(1, off.size):  # a loop over the log2(k) levels of the sparse table
+            h = 1 << (lvl - 1)
+            prev = T[off[lvl - 1]:off[lvl - 1] + n_par * width[lvl - 1]].reshape(n_par, width[lvl - 1], nb)
+            cur = T[off[lvl]:off[lvl] + n_par * width[lvl]].reshape(n_par, width[lvl], nb)
+            np.minimum(prev[:, :width[lvl]], prev[:, h:h + width[lvl]], out=cur)
+        best = T[rows[:, 0]]
+        for j in range(1, 8):  # a loop over the 8 slots; each a gather of P rows
+            np.minimum(best, T[rows[:, j]], out=best)
+        out += best.sum(axis=1)
     out += float(np.einsum("ij,ij->", Z, Z))
     return np.maximum(out, 0.0)
 
@@ -531,35 +636,44 @@ class PGkM(ScaledCentroidMixin, DPEstimator):
         spread = (1.0 / math.sqrt(d) if p.init_spread is None else p.init_spread) * r
         omega = spread * (2.0 * rng.random((pool, k, d)) - 1.0)
         scale = p.mutation_scale * r
+        q = -_wcss_pool(Z, omega)  # the random first pool; later pools reuse their parents' distances
         for t in range(1, R):
             # DPSELECT: m' selections without replacement, each eps/(R m'), quality -J
-            q = -_wcss_pool(Z, omega)
             chosen = []
             for s in range(m_sel):
                 i = exponential_mechanism(q, sens, eps / (R * m_sel), rng, ledger=ledger,
                                           name=f"PGkM round {t}: selection {s + 1}")
                 chosen.append(i)
                 q[i] = -np.inf
-            parents = omega[chosen].reshape(m_sel, h)
+            par = omega[chosen]
+            parents = par.reshape(m_sel, h)
             # crossover: pool/2 pairs of random parents, one cut point in (0, h), swap tails
             n_pairs = pool // 2
-            a = parents[rng.integers(0, m_sel, n_pairs)]
-            b = parents[rng.integers(0, m_sel, n_pairs)]
+            ia = rng.integers(0, m_sel, n_pairs)
+            ib = rng.integers(0, m_sel, n_pairs)
+            a, b = parents[ia], parents[ib]
             if h > 1:
-                cut = rng.integers(1, h, size=n_pairs)[:, None]
-                tail = np.arange(h)[None, :] >= cut
+                cut = rng.integers(1, h, size=n_pairs)
+                tail = np.arange(h)[None, :] >= cut[:, None]
                 c1, c2 = np.where(tail, b, a), np.where(tail, a, b)
             else:
+                cut = np.zeros(n_pairs, dtype=np.int64)
                 c1, c2 = a.copy(), b.copy()
             kids = np.concatenate([c1, c2])
+            # child i: centroids [0, cut // d) of `first`, the centroid the cut runs through, the rest of `second`
+            first, second, cut_c = np.concatenate([ia, ib]), np.concatenate([ib, ia]), np.concatenate([cut, cut]) // d
             if kids.shape[0] < pool:
-                kids = np.concatenate([kids, parents[rng.integers(0, m_sel, pool - kids.shape[0])]])
+                extra = rng.integers(0, m_sel, pool - kids.shape[0])
+                kids = np.concatenate([kids, parents[extra]])
+                first, second = np.concatenate([first, extra]), np.concatenate([second, extra])
+                cut_c = np.concatenate([cut_c, np.zeros(extra.size, dtype=np.int64)])
             # mutation: one random coordinate of every child, uniform in [-scale, scale]
             j = rng.integers(0, h, size=kids.shape[0])
             kids[np.arange(kids.shape[0]), j] += scale * (2.0 * rng.random(kids.shape[0]) - 1.0)
             omega = np.clip(kids, -r, r).reshape(pool, k, d)
             scale *= p.mutation_decay
-        q = -_wcss_pool(Z, omega)
+            # the children's costs: only their cut and mutated centroids are new (the rest are the parents')
+            q = -_wcss_children(Z, par, first, second, cut_c, j // d, omega)
         i = exponential_mechanism(q, sens, eps / R, rng, ledger=ledger, name=f"PGkM round {R}: final selection")
         self.r_ = r
         self.sensitivity_ = sens
