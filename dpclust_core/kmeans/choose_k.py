@@ -194,7 +194,14 @@ class _ChooseK(DPEstimator):
 def choose_k(X, epsilon: float, k_range=range(2, 11), *, bounds, n_init: int = 30, theta: float = 10.0,
              rounding: str = "round", max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
              r: float = 1.0, n_public=None, n_share: float = 0.05, random_state=None, ledger=None) -> ChooseKResult:
-    """Choose k privately from one EUGkM synopsis with the RT-validity statistic (thesis §4.6.7).
+    est = _ChooseK(k_range, epsilon, bounds=bounds, n_init=n_init, theta=theta, rounding=rounding,
+                   max_cells=max_cells, max_iter=max_iter, tol=tol, r=r, n_public=n_public, n_share=n_share,
+                   random_state=random_state, ledger=ledger).fit(X)
+    return ChooseKResult(est.k_, est.scores_, est.centers_, est.scaled_centers_, est.synopsis_, est.ledger_,
+                         est.n_estimate_)
+
+
+choose_k.__doc__ = """Choose k privately from one EUGkM synopsis with the RT-validity statistic (thesis §4.6.7).
 
     epsilon-DP under add/remove one record (one noisy N and one histogram; the rest is post-processing), with
     ``bounds`` public (and N, if ``n_public`` is given).
@@ -232,8 +239,3 @@ def choose_k(X, epsilon: float, k_range=range(2, 11), *, bounds, n_init: int = 3
     >>> res.k_, round(res.ledger_.epsilon, 12)
     (3, 2.0)
     """
-    est = _ChooseK(k_range, epsilon, bounds=bounds, n_init=n_init, theta=theta, rounding=rounding,
-                   max_cells=max_cells, max_iter=max_iter, tol=tol, r=r, n_public=n_public, n_share=n_share,
-                   random_state=random_state, ledger=ledger).fit(X)
-    return ChooseKResult(est.k_, est.scores_, est.centers_, est.scaled_centers_, est.synopsis_, est.ledger_,
-                         est.n_estimate_)

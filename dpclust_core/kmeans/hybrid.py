@@ -185,7 +185,7 @@ def _dplloyd_round(Z, C, epsilon, low, high, rho, r, rng, ledger):
 
 
 class HybridKMeans(ScaledCentroidMixin, DPEstimator):
-    """Hybrid EUGkM + one DPLloyd-Impr round, Algorithm 16 (Eqs. 4.17–4.20).
+    __doc__ = """Hybrid EUGkM + one DPLloyd-Impr round, Algorithm 16 (Eqs. 4.17–4.20).
 
     With ``eps' = epsilon - n_share * epsilon`` left after the noisy N (``eps' = epsilon`` with ``n_public``): if
     the switch says so, EUGkM with ``f eps'`` then one DPLloyd-Impr round from its centroids with

@@ -227,7 +227,7 @@ class _QuantilePairSpec(Spec):
 
 
 class GkM(ScaledCentroidMixin, DPEstimator):
-    """GUPT sample-and-aggregate k-means with the thesis's range fix, Eq. (4.10).
+    __doc__ = """GUPT sample-and-aggregate k-means with the thesis's range fix, Eq. (4.10).
 
     epsilon-DP under add/remove one record: the partition into blocks is data-independent and every record lands
     in exactly one block, so one record changes one block's k centroids; the range and the noisy average are
@@ -528,7 +528,7 @@ class _RoundsSpec(Spec):
 
 
 class PGkM(ScaledCentroidMixin, DPEstimator):
-    """PrivGene for k-means, Algorithms 6–7 (a genetic search with exponential-mechanism selections).
+    __doc__ = """PrivGene for k-means, Algorithms 6–7 (a genetic search with exponential-mechanism selections).
 
     epsilon-DP under add/remove one record: ``(R - 1) m'`` selections of ``epsilon/(R m')`` and a final one of
     ``epsilon/R`` (sequential composition), each an exponential mechanism with quality ``-WCSS`` of sensitivity
