@@ -77,8 +77,9 @@ class _Group:
     n_partitions: int = 0
     current: int | None = None
     #: a composition rule applied to the group's cost: ("subsample_wor", m, n), ("advanced", delta_prime) or
-    #: ("group_privacy", g) (see :meth:`PrivacyLedger.subsampled`, :meth:`~PrivacyLedger.advanced`,
-    #: :meth:`~PrivacyLedger.group_privacy`)
+    #: ("group_privacy", g) (see :meth:`~dpclust_core.accounting.PrivacyLedger.subsampled`,
+    #: :meth:`~dpclust_core.accounting.PrivacyLedger.advanced`,
+    #: :meth:`~dpclust_core.accounting.PrivacyLedger.group_privacy`)
     rule: tuple | None = None
 
 

@@ -797,7 +797,7 @@ def good_centers(T, epsilon: float, delta: float, beta: float, gamma: float, rng
        ``ŝ >= m - ln(2/beta)/eps2``. The thresholds are reconstructions (the paper's were lost).
 
     Ledger (written by the mechanisms): "q̂ (m Laplace counts)" costs epsilon/2; "ŝ" costs eps2 on the
-    sample, charged epsilon/2 by the subsampling rule (:meth:`PrivacyLedger.subsampled`).
+    sample, charged epsilon/2 by the subsampling rule (:meth:`~dpclust_core.accounting.PrivacyLedger.subsampled`).
 
     Parameters
     ----------

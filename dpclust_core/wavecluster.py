@@ -26,7 +26,7 @@ Conventions:
 Privacy: unbounded DP (add/remove one record), under which one record changes one cell of M by 1, hence one
 cell of W by ``2^(-d/2)``, ``|Z|`` by at most 1 and the EM quality by at most 1. (The paper's wording, "modifying"
 one record, is replace-one; that would double every sensitivity.) The released object is the **labelled
-grid**; :meth:`PrivateWaveCluster.predict` labels any point from it (post-processing). The private estimator
+grid**; ``PrivateWaveCluster.predict`` labels any point from it (post-processing). The private estimator
 stores no per-record labels of its training data.
 
 Public inputs (never read off the data): ``bounds``, ``grid_size``, ``p``, ``connectivity``, ``alpha``, the

@@ -109,7 +109,7 @@ def run_pipeline(X, plan=PLAN, *, k_range=K_RANGE, random_state=None, log2_range
 
     ``plan`` maps the four steps (the keys of :data:`PLAN`) to their ε. ``method`` forces an estimator class
     (default: the one :func:`~dpclust_core.advisor.recommend` returns). Returns a dict with ``ledger``,
-    ``n_hat``, ``bounds``, ``choice`` (the :class:`~dpclust_core.kmeans.ChooseKResult`), ``recommendation``,
+    ``n_hat``, ``bounds``, ``choice`` (the :class:`~dpclust_core.kmeans.choose_k.ChooseKResult`), ``recommendation``,
     ``model`` (the fitted estimator) and ``nicv_estimate``.
     """
     rng = check_rng(random_state, "random_state")
@@ -157,7 +157,7 @@ def pipeline_runs(X, seeds, plan=PLAN, **kwargs) -> pd.DataFrame:
 
 
 def choose_k_table(choice, X=None, bounds=None) -> pd.DataFrame:
-    """The validity of every candidate k from a :class:`~dpclust_core.kmeans.ChooseKResult` (lower is better),
+    """The validity of every candidate k from a :class:`~dpclust_core.kmeans.choose_k.ChooseKResult` (lower is better),
     with the chosen one marked; given ``X`` and ``bounds`` also the non-private validity (best of 5 Lloyd runs
     on the clipped data), for reference only."""
     ks = sorted(choice.scores_)
@@ -409,7 +409,7 @@ def diffprivlib_spend_table(dims, epsilon=1.0, *, n=300, n_clusters=3, seed=0) -
     """ε asked of diffprivlib's ``KMeans`` against ε spent, for every d in ``dims``.
 
     ``spent (its own mechanisms)``: the ledger of :func:`diffprivlib_ledger` on uniform data in ``[0, 1]^d``
-    (where the width is the true sensitivity); ``formula``: :func:`~dpclust_core.kmeans.swapped_split_epsilon`;
+    (where the width is the true sensitivity); ``formula``: :func:`~dpclust_core.kmeans.error_models.swapped_split_epsilon`;
     ``true ε, box [-1, 1]^d`` and ``true ε, box [1, 2]^d``: the add/remove privacy loss when the public box does
     (sums over-noised twice) or does not (under-noised twice) contain 0; ``diffprivlib's accountant``: what its
     own ``BudgetAccountant`` records.

@@ -635,12 +635,12 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
     r_, scaled_bounds_, bounds_, n_features_in_, guard_, domain_, min_count_ :
         Public settings as used (``domain_`` is "l1" for lee_kifer, else "box"; ``min_count_`` = 1.0).
 
+    Notes
+    -----
     Every attribute is a function of public inputs and the noisy releases only. No statistic of the raw data
     (such as the number of clipped points) is stored; :func:`~dpclust_core.data.scale_to_domain` with
     ``return_n_clipped=True`` gives it to the data owner.
 
-    Notes
-    -----
     ``X`` may be a ``dask.array.Array`` (on a ``dask.distributed`` cluster or the local scheduler). Every round
     is then a reduction on the workers: each block of rows gives its exact cluster counts and fixed-point
     coordinate sums, the blocks' partials are summed in a tree, and only the k·(d + 1) totals reach the driver,
