@@ -22,8 +22,8 @@ from .. import _kernels
 from .._validation import BadTypeError, Real, Spec, check_data, check_int
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator
-from .grid import (_COMMON_PARAMS, DEFAULT_MAX_CELLS, MAX_K, GridSynopsis, _check_k_size, _fit_synopsis,
-                   _initial_centroids)
+from .grid import (_GRID_PARAMS, DEFAULT_MAX_CELLS, DEFAULT_REFINE_ITER, DEFAULT_SCREEN_CELLS, MAX_K, GridSynopsis,
+                   _check_k_size, _fit_synopsis, _initial_centroids, _synopsis_search)
 
 __all__ = ["rt_validity", "synopsis_rt_validity", "choose_k", "ChooseKResult"]
 
@@ -132,12 +132,13 @@ class _ChooseK(DPEstimator):
     """The estimator behind :func:`choose_k` (the ledger, the budget check and the validation of DPEstimator)."""
 
     _accepts_dask = True  # one histogram: a reduction over the rows, computed on the workers
-    _parameters = dict({k: v for k, v in _COMMON_PARAMS.items() if k not in ("n_clusters", "init")},
+    _parameters = dict({k: v for k, v in _GRID_PARAMS.items() if k not in ("n_clusters", "init")},
                        k_range=_KRange(), theta=Real(0.0, low_open=True))
 
     def __init__(self, k_range, epsilon, *, bounds, n_init=30, theta=10.0, rounding="round",
-                 max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4, r=1.0, n_public=None, n_share=0.05,
-                 random_state=None, ledger=None):
+                 max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4, screen_cells=DEFAULT_SCREEN_CELLS,
+                 refine_iter=DEFAULT_REFINE_ITER, r=1.0, n_public=None, n_share=0.05, random_state=None,
+                 ledger=None):
         self.k_range = k_range
         self.epsilon = epsilon
         self.bounds = bounds
@@ -147,6 +148,8 @@ class _ChooseK(DPEstimator):
         self.max_cells = max_cells
         self.max_iter = max_iter
         self.tol = tol
+        self.screen_cells = screen_cells
+        self.refine_iter = refine_iter
         self.r = r
         self.n_public = n_public
         self.n_share = n_share
@@ -168,20 +171,20 @@ class _ChooseK(DPEstimator):
                             max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol, rng=rng, ledger=ledger,
                             name="choose_k EUGkM")
         syn = res.synopsis
-        P = syn.cell_centres()
         scores, centers, scaled, cost_key = {}, {}, {}, {}
         for k in ks:  # a loop over candidate k: post-processing of the one synopsis
             inits = _initial_centroids("sphere_packing", p.n_init, k, d, p.r, low, high, rng)
-            cands = np.stack([_kernels.lloyd(P, C0, weights=syn.counts, max_iter=p.max_iter, tol=p.tol * p.r,
-                                             min_weight=0.0, clip=(-p.r, p.r))[0] for C0 in inits])
-            costs = syn._costs(cands)
-            b = int(np.argmin(costs))  # the least synopsis cost (robust to a noisy total <= 0)
+            # EUGkM's search (screened on the largest cells when the grid is large), then the winner's cost on
+            # the whole synopsis; the least synopsis cost wins (robust to a noisy total <= 0)
+            cands, _, _, b, _ = _synopsis_search(syn, inits, p.r, p.max_iter, p.tol, p.screen_cells,
+                                                 p.refine_iter)
             best = cands[b]
+            cost = float(syn._costs(best[None])[0])
             inter = _min_pair_sq(best)
             scaled[k] = best
             centers[k] = _kernels.unscale_from(best, low, high, p.r)
-            scores[k] = float(costs[b] / syn.total() / inter) if inter > 0 else float("inf")
-            cost_key[k] = float(costs[b] / inter) if inter > 0 else float("inf")
+            scores[k] = float(cost / syn.total() / inter) if inter > 0 else float("inf")
+            cost_key[k] = float(cost / inter) if inter > 0 else float("inf")
         k_best = min(ks, key=lambda k: (cost_key[k], k))
         self.k_ = k_best
         self.scores_ = scores
@@ -193,10 +196,12 @@ class _ChooseK(DPEstimator):
 
 def choose_k(X, epsilon: float, k_range=range(2, 11), *, bounds, n_init: int = 30, theta: float = 10.0,
              rounding: str = "round", max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
-             r: float = 1.0, n_public=None, n_share: float = 0.05, random_state=None, ledger=None) -> ChooseKResult:
+             screen_cells: int | None = DEFAULT_SCREEN_CELLS, refine_iter: int = DEFAULT_REFINE_ITER, r: float = 1.0,
+             n_public=None, n_share: float = 0.05, random_state=None, ledger=None) -> ChooseKResult:
     est = _ChooseK(k_range, epsilon, bounds=bounds, n_init=n_init, theta=theta, rounding=rounding,
-                   max_cells=max_cells, max_iter=max_iter, tol=tol, r=r, n_public=n_public, n_share=n_share,
-                   random_state=random_state, ledger=ledger).fit(X)
+                   max_cells=max_cells, max_iter=max_iter, tol=tol, screen_cells=screen_cells,
+                   refine_iter=refine_iter, r=r, n_public=n_public, n_share=n_share, random_state=random_state,
+                   ledger=ledger).fit(X)
     return ChooseKResult(est.k_, est.scores_, est.centers_, est.scaled_centers_, est.synopsis_, est.ledger_,
                          est.n_estimate_)
 
@@ -217,8 +222,9 @@ choose_k.__doc__ = """Choose k privately from one EUGkM synopsis with the RT-val
         Candidate k (each >= 1; at most 1000 candidates). Never compared with N.
     bounds : pair or per-dimension bounds
         The **public** domain (required); data scaled into ``[-r, r]^d`` and clipped.
-    n_init, theta, rounding, max_cells, max_iter, tol, r
-        As in :class:`~dpclust_core.kmeans.grid.EUGkM`.
+    n_init, theta, rounding, max_cells, max_iter, tol, screen_cells, refine_iter, r
+        As in :class:`~dpclust_core.kmeans.grid.EUGkM`: every candidate k is searched as EUGkM searches its
+        synopsis (on the ``screen_cells`` cells of largest noisy count when the grid has more cells).
     """ + N_PUBLIC_DOC + """
     """ + N_SHARE_DOC + """
     random_state : None, int or numpy.random.Generator
