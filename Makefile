@@ -4,11 +4,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# One BLAS thread per process: on a 2-core machine multithreaded OpenBLAS is 5-8x slower for our small
-# matrix products (measured on EUGkM in 10-D). Override on the command line if your machine differs.
-export OPENBLAS_NUM_THREADS ?= 1
-export OMP_NUM_THREADS ?= 1
-export MKL_NUM_THREADS ?= 1
+# BLAS threads are limited where it matters, inside the package's kernels (every estimator's fit runs on one
+# BLAS thread: multithreaded BLAS is several times slower for its small matrix products), not here.
 
 .PHONY: book build test lab check-render venv bench clean
 
