@@ -1,6 +1,6 @@
 """Interactive figures that work everywhere: a kernel-free slider on the static page, a live widget in Jupyter.
 
-:func:`explore` draws a figure for every value of one or two parameters *once*, when the cell runs, and shows
+:func:`explore` draws a figure for every value of one to three parameters *once*, when the cell runs, and shows
 the frames behind HTML range sliders. The page needs no kernel and no script from the network (the frames are
 PNG images inside the page and a few lines of JavaScript swap them), so the slider works in the built book,
 offline, in JupyterLab and on Binder. In a running kernel, :meth:`Explorer.live` gives the same figure
@@ -28,12 +28,14 @@ import json
 import uuid
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
-from ._validation import BadTypeError
+from ._validation import BadTypeError, check_int
 
 __all__ = ["explore", "Explorer"]
 
 _MAX_FRAMES = 64
+_MAX_SLIDERS = 3
 
 
 def _png(fig, dpi):
@@ -59,6 +61,9 @@ class Explorer:
         self.frames = {}
         for combo in itertools.product(*params.values()):
             fig = draw(**dict(zip(self.names, combo)))
+            if not isinstance(fig, Figure):
+                raise BadTypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__} for "
+                                   f"{dict(zip(self.names, combo))}")
             self.frames[combo] = _png(fig, dpi)
 
     def _index(self, name):
@@ -124,7 +129,7 @@ class Explorer:
 
 
 def explore(draw, *, title: str | None = None, dpi: int = 100, initial: dict | None = None, **params) -> Explorer:
-    """Precompute ``draw(**values)`` for every combination of the given parameter values (one or two sliders).
+    """Precompute ``draw(**values)`` for every combination of the given parameter values (one to three sliders).
 
     Parameters
     ----------
@@ -137,7 +142,8 @@ def explore(draw, *, title: str | None = None, dpi: int = 100, initial: dict | N
     initial : dict, optional
         The value each slider starts at (default: the first value).
     **params : sequence
-        One or two parameters, each with the list of values its slider steps through (at most 64 frames).
+        One to three parameters, each with the list of values its slider steps through (at most 64 frames in
+        all: every combination is one PNG inside the page).
 
     Returns
     -------
@@ -146,11 +152,17 @@ def explore(draw, *, title: str | None = None, dpi: int = 100, initial: dict | N
     """
     if not callable(draw):
         raise BadTypeError(f"draw must be a callable returning a matplotlib Figure, got {type(draw).__name__}")
-    if not 1 <= len(params) <= 2:
-        raise ValueError(f"explore takes one or two parameters to slide over, got {len(params)}")
+    if not 1 <= len(params) <= _MAX_SLIDERS:
+        raise ValueError(f"explore takes one to {_MAX_SLIDERS} parameters to slide over, got {len(params)}")
+    if title is not None and not isinstance(title, str):
+        raise BadTypeError(f"title must be a string or None, got {type(title).__name__}")
+    dpi = check_int(dpi, "dpi", 10, 600)
     values = {}
     n = 1
     for name, vals in params.items():
+        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__iter__"):
+            raise BadTypeError(f"{name} must be a list of the values its slider steps through, got "
+                               f"{type(vals).__name__}")
         vals = list(vals)
         if not vals:
             raise ValueError(f"{name} must list at least one value")
@@ -158,4 +170,13 @@ def explore(draw, *, title: str | None = None, dpi: int = 100, initial: dict | N
         n *= len(vals)
     if n > _MAX_FRAMES:
         raise ValueError(f"{n} frames is too many for one page (at most {_MAX_FRAMES}); use fewer values")
-    return Explorer(draw, values, dict(initial or {}), int(dpi), title)
+    if initial is None:
+        initial = {}
+    if not isinstance(initial, dict):
+        raise BadTypeError(f"initial must be a dict of starting values, got {type(initial).__name__}")
+    for name, v in initial.items():
+        if name not in values:
+            raise ValueError(f"initial names {name!r}, which is not a slider (sliders: {', '.join(values)})")
+        if v not in values[name]:
+            raise ValueError(f"initial value {v!r} of {name} is not one of its values {values[name]}")
+    return Explorer(draw, values, dict(initial), dpi, title)

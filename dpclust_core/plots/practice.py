@@ -96,7 +96,7 @@ def planner(models, measured, *, n, k, d=2, ylim=(1e-6, 3.0)):
     ax.set_yscale("log")
     ax.set_ylim(*ylim)
     ax.set_xlabel("ε of the fit")
-    ax.set_ylabel("excess NICV (data scaled to [−1, 1]²)")
+    ax.set_ylabel(f"excess NICV (data scaled to [−1, 1]$^{{{d}}}$)")
     ax.set_title(f"N = {n:,}, k = {k}, d = {d}: lines are the models, markers measured")
     ax.legend(loc="lower left", ncol=2, fontsize=9)
     return fig
