@@ -79,8 +79,12 @@ def test_any_chunking_gives_the_same_bits(data, variant):
             _same_fit(ref, DPLloyd(4, 1.0, bounds=B, variant=variant, random_state=11).fit(D))
 
 
-def test_grid_hybrid_and_choose_k_on_the_cluster_equal_the_in_memory_fit(client, data):
-    D = da.from_array(data, chunks=(7_001, 2)).persist()
+@pytest.mark.parametrize("chunking", [lambda n: (7_001, 2), lambda n: (n, 3), lambda n: ((13,) * 20 + (n - 260,), 1)],
+                         ids=["7001x2", "one block", "uneven"])
+def test_grid_hybrid_and_choose_k_on_the_cluster_equal_the_in_memory_fit(client, data, chunking):
+    """Any chunking, of rows and of columns: a histogram is a sum of integer counts, and the hybrid's round is
+    DPLloyd's exact reduction."""
+    D = da.from_array(data, chunks=chunking(len(data))).persist()
     for cls, kw in [(EUGkM, {}), (HybridKMeans, {"policy": "half"}), (HybridKMeans, {"policy": "regression"})]:
         a = cls(4, 1.0, bounds=B, n_init=3, random_state=2, **kw).fit(data)
         b = cls(4, 1.0, bounds=B, n_init=3, random_state=2, **kw).fit(D)
