@@ -571,7 +571,8 @@ def svt_table(epsilon=1.0, *, n_audit=20_000, random_state=None) -> pd.DataFrame
 
 def svt_display(df: pd.DataFrame) -> pd.DataFrame:
     """:func:`svt_table` rounded for reading: ε values to two decimals (∞ written out), p-values to two
-    significant digits, noise ratios to two decimals."""
+    significant digits, noise ratios to two decimals (the number of audit runs, the same on every row, is left
+    out)."""
     def eps(x):
         return "∞" if math.isinf(x) else f"{x:.2f}"
 
@@ -581,7 +582,6 @@ def svt_display(df: pd.DataFrame) -> pd.DataFrame:
     out["actual ε (c = 10)"] = [eps(x) for x in df["actual ε (c = 10)"]]
     out["exact ln R"] = [eps(x) for x in df["exact ln R"]]
     out["auditor p-value"] = [f"{p:.2g}" for p in df["auditor p-value"]]
-    out["runs"] = [f"{n:,}" for n in df["audit runs"]]
     out["noise vs correct (c = 1)"] = df["noise vs correct (c = 1)"].round(2)
     out["noise vs correct (c = 10)"] = df["noise vs correct (c = 10)"].round(2)
     return out

@@ -23,7 +23,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["PALETTE", "METHODS", "method_style", "use_style", "figure", "clusters", "lines", "bars",
+__all__ = ["PALETTE", "METHODS", "method_style", "use_style", "figure", "clusters", "lines", "bars", "table",
            "FIG_WIDTH"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette.
@@ -163,3 +163,33 @@ def bars(ax, values: dict, *, ylabel, title=None, errors: dict | None = None, ba
     if title:
         ax.set_title(title)
     return ax
+
+
+def table(df, fmt=None, *, wrap=False, na_rep="—", index_fmt=None):
+    """A DataFrame as a readable HTML table (a pandas ``Styler``): padded cells, light rules between rows.
+
+    ``fmt`` is passed to ``Styler.format`` (a format string, a callable or a dict per column), ``index_fmt`` to
+    ``Styler.format_index`` (numeric index values only). Numbers are right-aligned; with ``wrap=True`` (tables
+    of text) the cells are left-aligned and may wrap, so a wide table still fits the page.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpclust_core.plots import table
+    >>> html = table(pd.DataFrame({"ε": [0.1, 1.0]}), "{:.2f}")._repr_html_()
+    >>> "0.10" in html and "text-align: right" in html
+    True
+    """
+    st = df.style
+    if fmt is not None:
+        st = st.format(fmt, na_rep=na_rep)
+    if index_fmt is not None:  # numbers in the index only (a label stays as it is)
+        st = st.format_index(lambda x: index_fmt.format(x) if isinstance(x, (int, float)) else x)
+    cell = "padding: 0.3em 0.7em; border-bottom: 1px solid #e4e4e4; vertical-align: top; "
+    cell += "text-align: left;" if wrap else "text-align: right; white-space: nowrap;"
+    return st.set_table_styles([
+        {"selector": "", "props": "border-collapse: collapse; margin: 0.4em 0 1em 0; font-size: 0.92em;"},
+        {"selector": "td, th", "props": cell},
+        {"selector": "thead th", "props": "border-bottom: 1px solid #999; text-align: left; white-space: normal;"},
+        {"selector": "tbody th", "props": "text-align: left; font-weight: 600;"},
+    ])

@@ -16,33 +16,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from . import PALETTE, figure
+from . import PALETTE, figure, table
 
 __all__ = ["table", "randomized_response", "local_changes", "laplace_release", "histogram_release",
            "gaussian_calibrations", "exponential_choices", "postprocessing", "budget_split",
            "parallel_composition", "neighbour_densities", "neighbour_densities_pair", "audit_sweep"]
-
-def table(df, fmt=None, *, wrap=False, na_rep="—", index_fmt=None):
-    """A DataFrame as a readable HTML table (a pandas ``Styler``): padded cells, light rules between rows.
-
-    ``fmt`` is passed to ``Styler.format`` (a format string, a callable or a dict per column), ``index_fmt`` to
-    ``Styler.format_index`` (numeric index values only). Numbers are right-aligned; with ``wrap=True`` (tables of text) the cells are
-    left-aligned and may wrap, so a wide table still fits the page.
-    """
-    st = df.style
-    if fmt is not None:
-        st = st.format(fmt, na_rep=na_rep)
-    if index_fmt is not None:  # numbers in the index only (a label stays as it is)
-        st = st.format_index(lambda x: index_fmt.format(x) if isinstance(x, (int, float)) else x)
-    cell = "padding: 0.3em 0.7em; border-bottom: 1px solid #e4e4e4; vertical-align: top; "
-    cell += "text-align: left;" if wrap else "text-align: right; white-space: nowrap;"
-    return st.set_table_styles([
-        {"selector": "", "props": "border-collapse: collapse; margin: 0.4em 0 1em 0; font-size: 0.92em;"},
-        {"selector": "td, th", "props": cell},
-        {"selector": "thead th", "props": "border-bottom: 1px solid #999; text-align: left; white-space: normal;"},
-        {"selector": "tbody th", "props": "text-align: left; font-weight: 600;"},
-    ])
-
 
 D_STYLE = dict(color=PALETTE["blue"], linestyle="-")
 DN_STYLE = dict(color=PALETTE["orange"], linestyle="--")

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 
+import matplotlib.ticker
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from . import PALETTE, figure, method_style
+from . import PALETTE, figure, method_style, table
 
-__all__ = ["airports_map", "fit_map", "planner", "membership", "diffprivlib_spend", "true_epsilon_frame"]
+__all__ = ["airports_map", "fit_map", "planner", "membership", "diffprivlib_spend", "true_epsilon_frame", "table"]
 
 _POINTS = dict(s=5, color=PALETTE["grey"], alpha=0.45, linewidths=0)
 _BOX_COLOURS = [PALETTE["vermillion"], PALETTE["blue"], PALETTE["green"], PALETTE["orange"]]
@@ -149,6 +150,7 @@ def diffprivlib_spend(table):
     ax.set_xscale("log")
     ax.set_xticks(d)
     ax.set_xticklabels([str(int(v)) for v in d])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # no "6 x 10^0" between the ticks
     ax.set_xlabel("d (dimensions)")
     ax.set_ylabel("ε spent / ε asked")
     ax.set_title("diffprivlib 0.6.6 KMeans: what a fit really spends")

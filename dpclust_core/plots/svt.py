@@ -18,7 +18,7 @@ import numpy as np
 
 from . import PALETTE, figure
 from ..experiments import svt as svt_ex
-from .basics import table
+from . import table
 
 __all__ = ["table", "VARIANT_STYLE", "ZIPF_STYLE", "worked_example", "impossible_output", "released_value_leak",
            "pinned_threshold", "pinned_frame", "gptt_argument", "budget_split", "zipf_ser"]

@@ -32,8 +32,10 @@ For every HTML page of the built book (or the single page given) this script
    * **math not rendered**: a page whose HTML holds math but where MathJax produced no formula, or TeX
      source (``\\frac``, ``\\varepsilon``, ``$$`` ...) left in the visible text after typesetting;
    * a Python **traceback or warning** printed in a visible output (``Traceback``, ``...Warning:``);
-   * an output **wider than the text column** at 1280 px (printed text or an image cut on the right), and
-     any horizontal scrolling of the whole page at 400 px (wide math and tables must scroll on their own);
+   * an output **wider than the text column** at 1280 px (printed text, a table or an image cut on the right),
+     a **visible code line cut off** at 1280 px (code cells are at most 88 characters a line and must show
+     whole), and any horizontal scrolling of the whole page at 400 px (wide math and tables must scroll on
+     their own);
    * a **dead slider**: every kernel-free interactive figure (``.dpclust-explore``) has one of its sliders
      moved, and its image must change;
    * a live **ipywidget left on the static page** (it shows nothing without a kernel);
@@ -351,6 +353,14 @@ async () => {
     if (r.right > col.right + 2 || overflowing)
       out.too_wide.push(el.tagName.toLowerCase() + ': ' + (el.innerText || el.getAttribute('src') || '').slice(0, 60));
   }
+  out.wide_code = [];
+  for (const el of document.querySelectorAll('.cell_input pre')) {
+    if (el.getBoundingClientRect().width === 0) continue;
+    if (el.scrollWidth > el.clientWidth + 2) {
+      const line = (el.textContent || '').split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+      out.wide_code.push(line.slice(0, 70));
+    }
+  }
   out.live_widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const exps = document.querySelectorAll('.dpclust-explore');
   out.explorers = exps.length;
@@ -387,6 +397,8 @@ def browser_checks(page, url: str, width: int) -> tuple[list[str], dict]:
     if width >= 1000:
         for what in res["too_wide"][:5]:
             problems.append(f"output wider than the column at {width} px: {what}")
+        for line in res["wide_code"][:5]:
+            problems.append(f"a visible code line is cut off at {width} px: {line!r}")
     elif res["page_width"] > width + 2:
         problems.append(f"the page scrolls sideways at {width} px (content {res['page_width']} px wide)")
     if res["live_widgets"]:
