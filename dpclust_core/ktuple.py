@@ -359,7 +359,7 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
 
 
 def private_average_1d(x, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
-                       n_public: int | None = None, beta: float = 0.05, rng=None, ledger=None,
+                       n_public: int, beta: float = 0.05, rng=None, ledger=None,
                        name: str = "PrivAvg1D") -> float:
     """PrivAvg1D (paper App. A.1.3) — (epsilon, delta)-DP under add/remove and replace.
 
@@ -375,9 +375,10 @@ def private_average_1d(x, epsilon: float, delta: float, low: float, high: float,
     epsilon, delta : float
     low, high, resolution : float
         Public domain and grid step of the interior points.
-    n_public : int, optional
-        The public normaliser. Default ``len(x)``, which is only private when the size of ``x`` is itself
-        public (as inside the k-tuple algorithms, whose number of tuples is public); pass the public n otherwise.
+    n_public : int
+        The **public** normaliser n (required): dividing by the true ``len(x)`` would release a function of the
+        private size. Pass a size that is public by design (inside the k-tuple algorithms every cluster holds
+        one point of each of the public number of tuples) or a noisy count released earlier.
     beta : float
         Failure probability used to size the bounding segment (utility only).
     rng, ledger, name
@@ -392,7 +393,7 @@ def private_average_1d(x, epsilon: float, delta: float, low: float, high: float,
     >>> import numpy as np
     >>> from dpclust_core import PrivacyLedger
     >>> led = PrivacyLedger()
-    >>> y = private_average_1d(np.full(5000, 0.25), 1.0, 1e-6, -1, 1, 1e-3, rng=0, ledger=led)
+    >>> y = private_average_1d(np.full(5000, 0.25), 1.0, 1e-6, -1, 1, 1e-3, n_public=5000, rng=0, ledger=led)
     >>> abs(y - 0.25) < 0.01, led.total()
     (True, (1.0, 1e-06))
     """
@@ -400,13 +401,9 @@ def private_average_1d(x, epsilon: float, delta: float, low: float, high: float,
     dl = check_delta(delta)
     beta = _prob(beta, "beta")
     low, high, xi, n_grid = _grid(low, high, resolution)
-    if n_public is not None:
-        check_int(n_public, "n_public", 1)
+    n_pub = check_int(n_public, "n_public", 1)
     check_ledger(ledger)
     x = _check_1d(x)
-    n_pub = x.size if n_public is None else int(n_public)
-    if n_pub < 1:
-        raise ValueError("x is empty: pass n_public (>= 1), the public number of points, to average an empty set")
     rng = check_rng(rng, "rng")
     t = bounding_segment_t(eps, n_grid, beta)
     return _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name)
@@ -449,7 +446,7 @@ def _project_to_ball(X, center, radius):
 
 
 def private_average(X, epsilon: float, delta: float, radius: float, center=None, *, resolution: float | None = None,
-                    rotate: bool = True, n_public: int | None = None, beta: float = 0.05,
+                    rotate: bool = True, n_public: int, beta: float = 0.05,
                     composition: str = "auto", rng=None, ledger=None, name: str = "PrivAvg") -> np.ndarray:
     """d-dimensional private average on the public ball ``B(center, radius)`` — (epsilon, delta)-DP under
     add/remove (and replace) of one point. Points outside the ball are projected onto it.
@@ -469,7 +466,7 @@ def private_average(X, epsilon: float, delta: float, radius: float, center=None,
     Parameters
     ----------
     X : array_like, shape (n, d)
-        May have zero rows only if ``n_public`` is given.
+        May have zero rows.
     epsilon, delta : float
     radius : float
         Public radius Λ of the domain ball.
@@ -479,8 +476,9 @@ def private_average(X, epsilon: float, delta: float, radius: float, center=None,
         Grid step ξ = r_min of the interior points (default ``radius * 1e-4``).
     rotate : bool
         Use the random rotation (default).
-    n_public : int, optional
-        Public normaliser (default ``len(X)``; pass the public size when the size is private).
+    n_public : int
+        The **public** normaliser (required): dividing by the true ``len(X)`` would release a function of the
+        private size. Pass a size that is public by design or a noisy count released earlier.
     beta : float
         Failure probability used to size the bounding segments (utility only, not privacy).
     composition : {"auto", "basic", "advanced"}
@@ -499,7 +497,7 @@ def private_average(X, epsilon: float, delta: float, radius: float, center=None,
     >>> from dpclust_core import PrivacyLedger
     >>> X = np.random.default_rng(0).normal(1.0, 0.1, size=(5000, 2))
     >>> led = PrivacyLedger()
-    >>> y = private_average(X, 1.0, 1e-6, radius=10.0, rng=0, ledger=led)
+    >>> y = private_average(X, 1.0, 1e-6, radius=10.0, n_public=5000, rng=0, ledger=led)
     >>> bool(np.linalg.norm(y - 1.0) < 0.05), led.total()
     (True, (1.0, 1e-06))
     """
@@ -510,15 +508,11 @@ def private_average(X, epsilon: float, delta: float, radius: float, center=None,
     rotate = check_bool(rotate, "rotate")
     check_options(composition, "composition", ("auto", "basic", "advanced"))
     xi = rad * 1e-4 if resolution is None else _positive(resolution, "resolution")
-    if n_public is not None:
-        check_int(n_public, "n_public", 1)
+    n_pub = check_int(n_public, "n_public", 1)
     check_ledger(ledger)
     X = check_data(X, "X", allow_empty=True)
     d = X.shape[1]
     c = np.zeros(d) if center is None else _check_center(center, d)
-    n_pub = X.shape[0] if n_public is None else int(n_public)
-    if n_pub < 1:
-        raise ValueError("X is empty: pass n_public (>= 1), the public number of points, to average an empty set")
     _grid(-rad, rad, xi)
     rng = check_rng(rng, "rng")
     return _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, rng, ledger, name)

@@ -56,7 +56,7 @@ from ._validation import (MAX_ALLOCATION, BadTypeError, check_bool, check_data, 
                           check_rng)
 from .accounting import PrivacyLedger
 from .audit import AuditResult, audit
-from .mechanisms import exponential_mechanism_top_k, laplace_noise
+from .mechanisms import exponential_mechanism_top_k, laplace_mechanism, laplace_noise
 
 RNGLike = int | np.random.Generator | None  #: what an ``rng`` argument accepts (also a SeedSequence)
 
@@ -431,7 +431,10 @@ def _simulate_block(cfg, q, t, n, rng):
     if cfg.numeric == "same":  # Alg. 19 releases the very value it compared: q_i + ν_i
         out = np.where(above, x + t, 0.0)
     elif cfg.numeric == "fresh":  # Alg. 23 with eps3 > 0: fresh noise for the release
-        out = np.where(above, q + laplace_noise(cfg.b_out, (n, m), rng), 0.0)
+        # a released number goes through the floating-point-safe mechanism: q rounded to a power-of-two grid,
+        # exact discrete noise of scale b_out (up to a factor 1 + 2^-10) on that grid (Mironov 2012)
+        noisy_q = laplace_mechanism(np.broadcast_to(q, (n, m)), cfg.b_out, 1.0, rng, l0_sensitivity=1)
+        out = np.where(above, noisy_q, 0.0)
     else:
         out = above.astype(float)
     if cfg.cutoff is not None:

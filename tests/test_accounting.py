@@ -227,3 +227,68 @@ def test_summary_and_repr():
     assert "noisy count" in text and "cells[0]" in text and "TOTAL" in text
     assert text.strip().splitlines()[-1].split()[2] == "0.75"
     assert repr(led) == "PrivacyLedger(n_entries=2, epsilon=0.75, delta=0)"
+
+
+# ---------------------------------------------------------------- the ledger cannot under-report through its API
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(epsilon=math.nan), "epsilon"), (dict(epsilon="1"), "epsilon"), (dict(epsilon=True), "epsilon"),
+    (dict(epsilon=-1.0), "epsilon"), (dict(delta=math.nan), "delta"), (dict(delta=2.0), "delta"),
+    (dict(delta="0"), "delta"), (dict(rtol=math.nan), "rtol"), (dict(rtol=-1.0), "rtol"),
+    (dict(rtol="1e-9"), "rtol"),
+])
+def test_check_refuses_bad_arguments(kwargs, word):
+    """``check(epsilon=nan)`` used to pass whatever was spent (every comparison with NaN is False)."""
+    led = PrivacyLedger()
+    led.record("a lot", 100.0)
+    with pytest.raises((ValueError, TypeError), match=word):
+        led.check(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(budget_epsilon=math.nan), "budget_epsilon"), (dict(budget_epsilon=True), "budget_epsilon"),
+    (dict(budget_epsilon="1"), "budget_epsilon"), (dict(budget_epsilon=-1.0), "budget_epsilon"),
+    (dict(budget_epsilon=math.inf), "budget_epsilon"), (dict(budget_delta=2.0), "budget_delta"),
+    (dict(budget_delta=math.nan), "budget_delta"), (dict(budget_delta=True), "budget_delta"),
+])
+def test_budget_refuses_bad_values(kwargs, word):
+    """A NaN budget used to accept any spend (``100 > nan`` is False)."""
+    with pytest.raises((ValueError, TypeError), match=word):
+        PrivacyLedger(**kwargs)
+
+
+@pytest.mark.parametrize("eps", ["0.5", True, False, 1 + 0j, None, [0.5]])
+def test_record_refuses_strings_bools_and_other_types(eps):
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        PrivacyLedger().record("x", eps)
+    with pytest.raises((ValueError, TypeError), match="delta"):
+        PrivacyLedger().record("x", 0.1, eps if eps is not None else "x")
+
+
+def test_a_nan_spend_cannot_hide_in_a_budgeted_ledger():
+    led = PrivacyLedger(budget_epsilon=1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        led.record("x", math.nan)
+    led.record("y", 0.6)
+    with pytest.raises(BudgetExceededError):
+        led.record("z", 0.6)
+    assert led.epsilon == pytest.approx(0.6)
+
+
+def test_every_fit_checks_its_ledger(monkeypatch):
+    """``ledger.check()`` runs at the end of every fit (the base class closes the ledger)."""
+    from dpclust_core.kmeans import DPLloyd, EUGkM
+
+    calls = []
+    original = PrivacyLedger.check
+
+    def spy(self, *a, **k):
+        calls.append(self.epsilon)
+        return original(self, *a, **k)
+
+    monkeypatch.setattr(PrivacyLedger, "check", spy)
+    X = np.random.default_rng(0).uniform(-1, 1, size=(500, 2))
+    for est in (DPLloyd(3, 1.0, bounds=(-1, 1), random_state=0), EUGkM(3, 0.5, bounds=(-1, 1), random_state=0)):
+        before = len(calls)
+        est.fit(X)
+        assert len(calls) > before
+        assert calls[-1] == pytest.approx(est.epsilon)

@@ -106,3 +106,23 @@ def test_noise_is_drawn_only_in_mechanisms():
         if path.name not in ALLOWED_FILES:
             found += _raw_noise_calls(path)
     assert not found, "raw noise draws outside mechanisms.py:\n" + "\n".join(found)
+
+
+def test_svt_numeric_release_is_on_a_grid_that_does_not_depend_on_the_query():
+    """Alg. 23 with eps3 > 0 releases noisy values of the positive queries. Before the fix it released
+    ``q + noise`` with the noise on a grid and q anywhere, so the residue of an output modulo the grid step
+    told q = 0 from q = 0.7 in a single run. Now every output lies on one power-of-two grid, whatever q."""
+    from dpclust_core import svt
+
+    outs = {}
+    for q in (0.0, 0.7):
+        r = svt.run("standard", [q] * 5, -50.0, 1.0, c=5, eps3=0.5, n_runs=2000, rng=3)
+        outs[q] = r[np.isfinite(r) & (r != 0)]
+        assert outs[q].size > 5000  # the threshold is far below: (almost) every query is released
+    step = 2.0 ** np.floor(np.log2(5 / 0.5 / (1024 * 2)))  # the grid of laplace_grid(b_out, 1), b_out = c/eps3
+    for v in outs.values():
+        assert np.all(v / step == np.round(v / step))
+    # the residues modulo a finer grid no longer separate the two queries
+    fine = step / 1024
+    res0, res7 = (set(np.round(np.mod(v, step) / fine).astype(int).tolist()) for v in (outs[0.0], outs[0.7]))
+    assert res0 == res7 == {0}

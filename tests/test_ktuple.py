@@ -192,7 +192,7 @@ def test_bounding_segment_and_average_1d_utility_and_ledger():
     assert z1 <= np.sort(x)[200] and z2 >= np.sort(x)[-201] and z2 - z1 < np.ptp(x) + 4e-3
     assert led.total() == pytest.approx((1.0, 0.0), rel=1e-12)
     led = PrivacyLedger()
-    y = private_average_1d(x, 1.0, 1e-6, -1, 1, 1e-3, rng=rng, ledger=led)
+    y = private_average_1d(x, 1.0, 1e-6, -1, 1, 1e-3, n_public=x.size, rng=rng, ledger=led)
     assert abs(y - x.mean()) < 0.005
     assert led.total() == pytest.approx((1.0, 1e-6), rel=1e-12)
 
@@ -203,12 +203,20 @@ def test_private_average_ledger_and_error(d, rotate):
     rng = np.random.default_rng(d)
     X = rng.normal(1.0, 0.5, size=(20_000, d))
     led = PrivacyLedger()
-    y = private_average(X, 1.0, 1e-6, radius=10.0, rotate=rotate, rng=rng, ledger=led)
+    y = private_average(X, 1.0, 1e-6, radius=10.0, rotate=rotate, n_public=len(X), rng=rng, ledger=led)
     assert led.total() == pytest.approx((1.0, 1e-6), rel=1e-12)
     assert np.linalg.norm(y - X.mean(axis=0)) < 0.05
     # a point far outside the ball is projected onto it
-    y2 = private_average(np.full((1, d), 1e6), 1.0, 1e-6, radius=10.0, rotate=rotate, rng=rng)
+    y2 = private_average(np.full((1, d), 1e6), 1.0, 1e-6, radius=10.0, rotate=rotate, n_public=1, rng=rng)
     assert np.linalg.norm(y2) <= 10.0 + 1e-9
+
+
+def test_private_averages_need_a_public_size():
+    """Dividing by the true size would release a function of the private N: n_public has no default."""
+    with pytest.raises(TypeError, match="n_public"):
+        private_average_1d(np.zeros(10), 1.0, 1e-6, -1, 1, 1e-3)
+    with pytest.raises(TypeError, match="n_public"):
+        private_average(np.zeros((10, 2)), 1.0, 1e-6, radius=1.0)
 
 
 # ------------------------------------------------------------------ the niceness statistic
