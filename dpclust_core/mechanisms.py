@@ -139,18 +139,25 @@ def _geometric_exact_scalar(b, a, rng):
 
 
 def _geometric(b, n, rng):
-    """``n`` exact draws of ``G = floor(-b ln R)``: ``P(G >= g) = exp(-g / b)`` for g = 0, 1, 2, ..."""
+    """``n`` exact draws of ``G = floor(-b ln R)``: ``P(G >= g) = exp(-g / b)`` for g = 0, 1, 2, ...
+
+    The float ``x = b L`` (:func:`_neg_log_uniform`) is within ``E`` of the true ``b (-ln R)``, with one bound
+    ``E`` for the whole batch (from its largest ``x``: larger than every draw's own bound, so never less exact).
+    ``floor(x)`` is the exact answer whenever the fractional part of ``x`` is at least ``E`` from an integer;
+    the other draws (a few in 10^9), and those with ``R < 2^-16``, take the exact slow path."""
     raw = _raw64(rng, n)
     x = _neg_log_uniform(raw)
-    x *= b  # x = b L; the true b(-ln R) lies in [x - err - b 2^-48, x + err]
-    err = x * (_LN_ERR + 2.0**-51)
-    err += b * (_LN_ERR + 2.0**-48)
-    hi = x + err
-    np.floor(hi, out=hi)
-    x -= err
-    np.floor(x, out=x)
-    ok = (x == hi) & (raw >= _FAST_RAW) & (hi < _INT_LIMIT)
-    out = np.where(ok, hi, 0.0).astype(np.int64)
+    x *= b
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    E = float(x.max()) * (_LN_ERR + 2.0**-51) + b * (_LN_ERR + 2.0**-48)
+    fl = np.floor(x)
+    x -= fl  # the fractional part
+    ok = x >= E
+    ok &= x < 1.0 - E
+    ok &= raw >= _FAST_RAW
+    ok &= fl < _INT_LIMIT
+    out = fl.astype(np.int64)
     if not ok.all():
         for i in np.flatnonzero(~ok):  # rare: about 2^-16 of the draws, plus ambiguous roundings
             out[i] = _geometric_exact_scalar(b, int(raw[i]), rng)
@@ -278,8 +285,9 @@ def laplace_grid(sensitivity, n_coords=1):
 
 
 def _to_grid(arr, gamma, name):
-    K = np.rint(arr / gamma)
-    if not np.all(np.abs(K) < _INT_LIMIT):
+    K = np.divide(arr, gamma, out=np.empty(np.shape(arr)))  # always an array (a 0-d one for a scalar)
+    np.rint(K, out=K)
+    if K.size and not (K.max() < _INT_LIMIT and K.min() > -_INT_LIMIT):
         raise ValueError(f"{name} is too large for its sensitivity: |{name}| / sensitivity must stay below about "
                          f"2^40 for an exact release; rescale the data or the query")
     return K
@@ -345,7 +353,9 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None, *, l0_sensitivity=N
         gamma, steps = laplace_grid(sens, l0)
         K = _to_grid(arr, gamma, "value")
         b = _check_scale(np.nextafter(steps / eps, np.inf))
-        noisy = (K + _discrete_laplace(b, arr.size, rng).reshape(arr.shape)) * gamma
+        K += _discrete_laplace(b, arr.size, rng).reshape(arr.shape)  # exact integers below 2^53
+        K *= gamma
+        noisy = K
     _record(ledger, name, eps, 0.0, sens)
     return _out(noisy)
 
@@ -615,7 +625,9 @@ def _gaussian_release(arr, sens, eps, dl, l0, rng):
         return np.array(arr, dtype=float, copy=True)
     gamma, sigma = _gaussian_grid(sens, eps, dl, l0)
     K = _to_grid(arr, gamma, "value")
-    return (K + _discrete_gaussian(sigma / gamma, arr.size, rng).reshape(arr.shape)) * gamma
+    K += _discrete_gaussian(sigma / gamma, arr.size, rng).reshape(arr.shape)  # exact integers below 2^53
+    K *= gamma
+    return K
 
 
 def gaussian_noise(sigma, size=None, rng=None):
