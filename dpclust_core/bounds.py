@@ -67,6 +67,7 @@ units of the data, giving ``weights`` to the columns that matter, or public doma
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -91,6 +92,8 @@ SPREAD_BELOW, SPREAD_ABOVE = 12, 4
 SPREAD_BINS_PER_OCTAVE = 2
 #: The edge search window is ``c ± 2^(k2 / 2 + MARGIN_OCTAVES)`` for the spread half-octave ``k2``.
 MARGIN_OCTAVES = 1.25
+#: Below this ``ε·N/d`` (with ``n_public`` given) the scale step is unreliable: :func:`private_bounds` warns.
+MIN_EPS_N_PER_COLUMN = 60
 #: How ``locate_share`` is split between the scale, centre and spread steps.
 LOCATE_SPLIT = (5 / 12, 3 / 12, 4 / 12)
 _LOG2_LIMIT = 1000  # |log2 scale| allowed in log2_range: 2^(1000 + 6) is still a finite float
@@ -263,7 +266,7 @@ def _split_budget(eps, shares):
 
 # ============================================================================================ public
 def private_bounds(X, epsilon: float, *, quantile: float = 0.99, locate_share: float = 0.6, weights=None,
-                   log2_range: tuple[int, int] = (-64, 64), random_state=None,
+                   log2_range: tuple[int, int] = (-64, 64), n_public: float | None = None, random_state=None,
                    ledger: PrivacyLedger | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A private box ``(low, high)`` around the data, found with no public range (ε-DP, add/remove-one).
 
@@ -297,6 +300,10 @@ def private_bounds(X, epsilon: float, *, quantile: float = 0.99, locate_share: f
         Magnitudes below ``2^lo`` count as zeros; larger ones than ``2^hi`` fall into the last octave. Narrowing
         it to the plausible units of the data makes the scale step more reliable (its cost grows with the
         logarithm of the number of octaves).
+    n_public : float, optional
+        A public number of records, or one released earlier (a noisy count): used **only** to warn, before
+        anything is computed, when ``ε·N/d`` (per column) is below 60, where the scale step cannot locate a
+        column reliably and the box may be far off. It never enters the computation of the box.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
     ledger : PrivacyLedger, optional
@@ -334,6 +341,7 @@ def private_bounds(X, epsilon: float, *, quantile: float = 0.99, locate_share: f
     (1.0, 10)
     """
     eps = check_epsilon(epsilon)
+    n_hint = None if n_public is None else check_real(n_public, "n_public", low=0.0)
     q = check_real(quantile, "quantile", low=0.5, high=1.0, low_open=True, high_open=True)
     share = check_real(locate_share, "locate_share", low=0.0, high=1.0, low_open=True, high_open=True)
     w = _check_weights(weights)
@@ -345,6 +353,11 @@ def private_bounds(X, epsilon: float, *, quantile: float = 0.99, locate_share: f
     X = check_data(X, "X")
     d = X.shape[1]
     w = np.ones(d) if w is None else _check_weights(w, d)
+    if n_hint is not None and eps * n_hint / d < MIN_EPS_N_PER_COLUMN:
+        warnings.warn(f"private_bounds: epsilon * N / d = {eps * n_hint / d:.3g} is below "
+                      f"{MIN_EPS_N_PER_COLUMN}: too few records for this budget to locate the columns reliably; "
+                      f"the box may be far off. Use public domain knowledge, a larger epsilon or fewer columns",
+                      UserWarning, stacklevel=2)
     parts = []
     for v in w:
         parts += [share * f * v for f in LOCATE_SPLIT] + [0.5 * (1.0 - share) * v] * 2

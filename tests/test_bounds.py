@@ -88,8 +88,9 @@ def test_same_seed_same_box_and_n_is_not_needed():
     a = private_bounds(X, 1.0, random_state=3)
     b = private_bounds(X, 1.0, random_state=np.random.default_rng(3))
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-    import inspect
-    assert "n_public" not in inspect.signature(private_bounds).parameters
+    # N never enters the computation: a public N (used only to warn about too little data) changes nothing
+    c = private_bounds(X, 1.0, n_public=10**6, random_state=3)
+    assert np.array_equal(a[0], c[0]) and np.array_equal(a[1], c[1])
 
 
 # ------------------------------------------------------------------------------------------- utility
@@ -235,3 +236,21 @@ def test_extreme_weights_still_spend_epsilon():
     low, high = private_bounds(np.random.default_rng(0).normal(size=(500, 2)), 1.0, weights=[1.0, 1e-20],
                                random_state=0, ledger=led)
     assert led.epsilon == pytest.approx(1.0, rel=1e-12) and np.all(low < high)
+
+
+def test_too_little_data_for_the_budget_is_flagged_from_a_public_n():
+    """178 wine records, epsilon 0.2 over 2 columns: epsilon N / d = 17.8, far too little to locate the columns
+    (the box comes out absurd). With the public or noisy N given, the function warns before computing."""
+    import warnings
+
+    from sklearn.datasets import load_wine
+
+    X = load_wine().data[:, [0, 9]]
+    with pytest.warns(UserWarning, match="too few records"):
+        private_bounds(X, 0.2, n_public=178, random_state=0)
+    X2 = np.random.default_rng(0).normal(size=(5000, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        private_bounds(X2, 1.0, n_public=5000, random_state=0)  # 2,500 per column: no warning
+    with pytest.raises((ValueError, TypeError), match="n_public"):
+        private_bounds(X2, 1.0, n_public=-1)
