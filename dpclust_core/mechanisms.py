@@ -141,20 +141,20 @@ def _geometric_exact_scalar(b, a, rng):
 def _geometric(b, n, rng):
     """``n`` exact draws of ``G = floor(-b ln R)``: ``P(G >= g) = exp(-g / b)`` for g = 0, 1, 2, ...
 
-    The float ``x = b L`` (:func:`_neg_log_uniform`) is within ``E`` of the true ``b (-ln R)``, with one bound
-    ``E`` for the whole batch (from its largest ``x``: larger than every draw's own bound, so never less exact).
-    ``floor(x)`` is the exact answer whenever the fractional part of ``x`` is at least ``E`` from an integer;
-    the other draws (a few in 10^9), and those with ``R < 2^-16``, take the exact slow path."""
+    The float ``x = b L`` (:func:`_neg_log_uniform`) is within ``E = x (2^-49 + 2^-51) + b (2^-49 + 2^-48)`` of
+    the true ``b (-ln R)``. ``floor(x)`` is the exact answer whenever the fractional part of ``x`` is at least
+    ``E`` from an integer; the other draws (about ``2E`` of them), and those with ``R < 2^-16``, take the exact
+    slow path."""
     raw = _raw64(rng, n)
     x = _neg_log_uniform(raw)
     x *= b
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    E = float(x.max()) * (_LN_ERR + 2.0**-51) + b * (_LN_ERR + 2.0**-48)
+    E = x * (_LN_ERR + 2.0**-51)
+    E += b * (_LN_ERR + 2.0**-48)
     fl = np.floor(x)
     x -= fl  # the fractional part
     ok = x >= E
-    ok &= x < 1.0 - E
+    np.subtract(1.0, E, out=E)
+    ok &= x < E
     ok &= raw >= _FAST_RAW
     ok &= fl < _INT_LIMIT
     out = fl.astype(np.int64)
