@@ -276,22 +276,25 @@ def chunk_kmeans(X, chunk, n_chunks, k, rng, *, n_iter=20, n_init=1):
         return centers, sizes
     U = rng.random((n_chunks, n_init, 2 * k - 1))  # per-chunk uniforms, independent of the batching below
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    # padded layout (n_chunks, m, d) with a validity mask; built in batches of chunks to bound memory
+    # only the non-empty chunks are computed (an empty one keeps NaN centres): with many more chunks than rows
+    # (a huge public N) the work stays proportional to the rows; every chunk still uses its own uniforms
+    busy = np.flatnonzero(sizes)
+    # padded layout (n_busy, m, d) with a validity mask; built in batches of chunks to bound memory
     per_batch = max(1, _BLOCK_ELEMS // max(m * max(k, d), 1))
-    for c0 in range(0, n_chunks, per_batch):
-        c1 = min(n_chunks, c0 + per_batch)
+    for b0 in range(0, busy.size, per_batch):
+        ids = busy[b0:b0 + per_batch]
         pos = np.arange(m)[None, :]
-        valid = pos < sizes[c0:c1, None]
-        rows = order[np.minimum(starts[c0:c1, None] + pos, n - 1)]
+        valid = pos < sizes[ids, None]
+        rows = order[np.minimum(starts[ids, None] + pos, n - 1)]
         P = X[rows]  # (nb, m, d)
         P[~valid] = 0.0
         best, best_cost = None, None
-        nb = c1 - c0
+        nb = ids.size
         vmask = valid.ravel()
         base = np.repeat(np.arange(nb) * k, m)[vmask]  # the first bin of each valid point's chunk
         Pv = P.reshape(-1, d)[vmask]
         for r in range(n_init):
-            C = _batched_kmeanspp(P, valid, sizes[c0:c1], k, U[c0:c1, r])
+            C = _batched_kmeanspp(P, valid, sizes[ids], k, U[ids, r])
             for _ in range(n_iter):
                 lab = np.argmin(_batched_sq_dist(P, C), axis=2)
                 key = base + lab.ravel()[vmask]  # bins (chunk, cluster); sums run in point order per bin
@@ -311,9 +314,7 @@ def chunk_kmeans(X, chunk, n_chunks, k, rng, *, n_iter=20, n_init=1):
                 better = cost < best_cost
                 best = np.where(better[:, None, None], C, best)
                 best_cost = np.minimum(best_cost, cost)
-        best = np.array(best, copy=True)
-        best[sizes[c0:c1] == 0] = np.nan
-        centers[c0:c1] = best
+        centers[ids] = best
     return centers, sizes
 
 

@@ -21,6 +21,11 @@ import numpy as np
 
 __all__ = [
     "BadTypeError",
+    "EpsilonTooSmallError",
+    "MIN_EPSILON",
+    "MIN_DELTA",
+    "MAX_BOUND",
+    "R_RANGE",
     "check_rng",
     "check_real",
     "check_epsilon",
@@ -35,6 +40,10 @@ __all__ = [
     "check_bounds",
     "check_n_clusters",
     "check_ledger",
+    "check_shape",
+    "check_half_width",
+    "check_radius",
+    "budget_shares",
     "is_dask_array",
 ]
 
@@ -43,8 +52,28 @@ __all__ = [
 MAX_ALLOCATION = 2**31
 
 
+#: Smallest epsilon accepted: the noise of a release at a smaller epsilon would be more than 10^50 times its
+#: sensitivity (the formulas of the package square and cube 1/epsilon, which must stay finite).
+MIN_EPSILON = 1e-50
+#: Smallest delta accepted: the number of tuples, noise scales and search loops grow with log(1/delta); no
+#: analysis needs a delta below 1e-100 (far below 1/N for any N).
+MIN_DELTA = 1e-100
+#: Largest magnitude of a public bound: squared distances of points inside bounds of this size stay finite.
+MAX_BOUND = 1e100
+#: The range of the half-width ``r`` of the scaled domain ``[-r, r]^d`` every estimator maps its public box onto
+#: (the noise formulas square and divide by it, so it stays far from under- and overflow).
+R_RANGE = (1e-6, 1e6)
+
+
 class BadTypeError(TypeError, ValueError):
     """An argument of the wrong type. Both a ``TypeError`` and a ``ValueError``."""
+
+
+class EpsilonTooSmallError(ValueError):
+    """A budget (epsilon or delta) too small for the noise the package can draw: below :data:`MIN_EPSILON` or
+    :data:`MIN_DELTA`, or a noise scale beyond 2^48 grid steps. Raised for a derived budget too (a share of the
+    user's epsilon); estimators and composite functions re-raise it naming the parameters that set the share
+    (see :class:`budget_shares`)."""
 
 
 # --------------------------------------------------------------------------------------------- scalars
@@ -81,7 +110,7 @@ def check_real(value, name: str, *, low=None, high=None, low_open: bool = False,
     """Return ``value`` as a float in the given range; refuse strings, bools, complex numbers and NaN."""
     if not _is_real_scalar(value):
         raise BadTypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    v = float(value)
+    v = float(value) + 0.0  # -0.0 becomes 0.0
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     if low is not None and (v < low or (low_open and v == low)):
@@ -91,14 +120,29 @@ def check_real(value, name: str, *, low=None, high=None, low_open: bool = False,
     return v
 
 
-def check_epsilon(epsilon, name: str = "epsilon", allow_inf: bool = False) -> float:
-    """Return ``epsilon`` as a float; refuse anything but a finite real number > 0."""
-    return check_real(epsilon, name, low=0.0, low_open=True, allow_inf=allow_inf)
+def check_epsilon(epsilon, name: str = "epsilon", allow_inf: bool = False, maximum: float | None = None) -> float:
+    """Return ``epsilon`` as a float; refuse anything but a finite real number >= :data:`MIN_EPSILON` (and <=
+    ``maximum`` when given). A huge epsilon is valid: it switches the noise off (tests and demonstrations use it).
+
+    A value in [0, MIN_EPSILON) raises :class:`EpsilonTooSmallError` (a ``ValueError``), so a share of a budget
+    that is too small is reported by :class:`budget_shares` with the parameters that set it.
+    """
+    v = check_real(epsilon, name, low=0.0, allow_inf=allow_inf)
+    if v < MIN_EPSILON:
+        raise EpsilonTooSmallError(f"{name} must be > 0 (at least {MIN_EPSILON:g}), got {epsilon!r}")
+    if maximum is not None and v > maximum and not math.isinf(v):  # inf only gets here with allow_inf
+        raise ValueError(f"{name} must be <= {maximum:g}, got {epsilon!r}")
+    return v
 
 
 def check_delta(delta, name: str = "delta") -> float:
-    """Return ``delta`` as a float; refuse anything but a real number in the open interval (0, 1)."""
-    return check_real(delta, name, low=0.0, high=1.0, low_open=True, high_open=True)
+    """Return ``delta`` as a float; refuse anything but a real number in [:data:`MIN_DELTA`, 1).
+
+    A value in [0, MIN_DELTA) raises :class:`EpsilonTooSmallError` (a share of a budget that is too small)."""
+    v = check_real(delta, name, low=0.0, high=1.0, high_open=True)
+    if v < MIN_DELTA:
+        raise EpsilonTooSmallError(f"{name} must be > 0 (at least {MIN_DELTA:g}), got {delta!r}")
+    return v
 
 
 def check_probability(p, name: str, *, open_low: bool = True, open_high: bool = True) -> float:
@@ -126,6 +170,17 @@ def check_int(value, name: str, minimum: int | None = None, maximum: int | None 
 def check_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """An integer >= ``minimum`` (default 1)."""
     return check_int(value, name, minimum, maximum)
+
+
+def check_half_width(r, name: str = "r") -> float:
+    """The half-width ``r`` of the scaled domain ``[-r, r]^d``: a real number in :data:`R_RANGE`."""
+    return check_real(r, name, low=R_RANGE[0], high=R_RANGE[1])
+
+
+def check_radius(r, name: str = "radius") -> float:
+    """A public radius in the data's units: a real number in [1e-100, :data:`MAX_BOUND`] (the noise scales
+    with it, and squared radii must stay finite)."""
+    return check_real(r, name, low=1e-100, high=MAX_BOUND)
 
 
 def check_bool(value, name: str) -> bool:
@@ -165,6 +220,56 @@ def check_ledger(ledger, name: str = "ledger"):
     return ledger
 
 
+class budget_shares:
+    """Context that re-raises an :class:`EpsilonTooSmallError` from inside (a release whose share of the budget
+    is too small) naming the user's parameters that set the shares::
+
+        with budget_shares(epsilon=eps, n_share=n_share):
+            ...   # releases that spend parts of eps
+
+    The message then ends "(this release's budget is a share set by epsilon=1.0, n_share=1e-250: raise epsilon
+    or that share)".
+    """
+
+    def __init__(self, what: str = "", **params):
+        self.what, self.params = what, params
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and issubclass(exc_type, EpsilonTooSmallError) and not getattr(exc, "_named", False):
+            names = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+            err = EpsilonTooSmallError(f"{self.what + ': ' if self.what else ''}{exc} (this release's budget is a "
+                                       f"share set by {names}: raise epsilon or that share)")
+            err._named = True
+            raise err from None
+        return False
+
+
+def check_shape(size, name: str = "size", *, allow_none: bool = True, maximum: int = MAX_ALLOCATION):
+    """An output shape: None (when allowed), an int >= 0 or a tuple of them, with at most ``maximum`` elements
+    in all. Returns ``()`` for None, else a tuple of ints."""
+    if size is None:
+        if allow_none:
+            return ()
+        raise BadTypeError(f"{name} must be an int or a tuple of ints, got None")
+    dims = size if isinstance(size, (tuple, list)) else (size,)
+    if isinstance(size, np.ndarray) and size.ndim == 1:
+        dims = tuple(size.tolist())
+    out = []
+    for v in dims:
+        if not _is_int_scalar(v):
+            raise BadTypeError(f"{name} must be an int or a tuple of ints, got {size!r}")
+        if int(v) < 0:
+            raise ValueError(f"{name} must not be negative, got {size!r}")
+        out.append(int(v))
+    total = math.prod(out)
+    if total > maximum:
+        raise ValueError(f"{name}={size!r} asks for {total} values, more than {maximum} at once")
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------------------------- arrays
 def is_dask_array(X) -> bool:
     """True for a ``dask.array.Array`` (checked without importing dask)."""
@@ -184,19 +289,20 @@ def _check_dtype(arr_dtype, name):
 
 
 def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None, *,
-               allow_dask: bool = False, allow_empty: bool = False):
+               allow_dask: bool = False, allow_empty: bool = False, features_of: str | None = None):
     """Return ``X`` as a float array of ``ndim`` dimensions.
 
     Refuses, naming ``name``: strings, objects, complex numbers and booleans (:class:`BadTypeError`); a 1-D
     array where 2-D is needed (with the ``reshape`` hint); an empty array or zero columns; NaN or infinity;
-    the wrong number of features. With ``allow_dask=True`` a ``dask.array.Array`` is returned as a lazy float
+    the wrong number of features (``features_of`` names the argument that fixed it, so the message names
+    both). With ``allow_dask=True`` a ``dask.array.Array`` is returned as a lazy float
     array after the checks that need no computation (dtype, shape); its values are never computed here.
     Finiteness is checked **lazily**: every block is checked by the worker that reads it, inside whatever
     computation first reads it, which then raises ``ValueError`` naming ``name``.
     """
     if allow_dask and is_dask_array(X):
         _check_dtype(X.dtype, name)
-        _check_shape(X.shape, name, ndim, n_features, allow_empty)
+        _check_shape(X.shape, name, ndim, n_features, allow_empty, features_of)
         X = X.astype(float) if X.dtype != np.float64 else X
         return X.map_blocks(_finite_block, name, dtype=float)
     if is_dask_array(X):
@@ -218,7 +324,7 @@ def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None,
             _check_dtype(raw.dtype, name)
     _check_dtype(raw.dtype, name)
     arr = np.asarray(raw, dtype=float)
-    _check_shape(arr.shape, name, ndim, n_features, allow_empty)
+    _check_shape(arr.shape, name, ndim, n_features, allow_empty, features_of)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
@@ -231,7 +337,7 @@ def _finite_block(block, name):
     return block
 
 
-def _check_shape(shape, name, ndim, n_features, allow_empty):
+def _check_shape(shape, name, ndim, n_features, allow_empty, features_of=None):
     if ndim == 2 and len(shape) == 1:
         raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got 1-D shape {tuple(shape)} "
                          f"(use {name}.reshape(-1, 1) for one feature)")
@@ -242,7 +348,8 @@ def _check_shape(shape, name, ndim, n_features, allow_empty):
     if not allow_empty and shape[0] == 0:
         raise ValueError(f"{name} is empty (shape {tuple(shape)})")
     if n_features is not None and ndim == 2 and shape[1] != n_features:
-        raise ValueError(f"{name} has {shape[1]} features, expected {n_features}")
+        ref = f" (as {features_of} has)" if features_of else ""
+        raise ValueError(f"{name} has {shape[1]} features, expected {n_features}{ref}")
 
 
 def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
@@ -254,7 +361,8 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
 
     Bounds are **required** and must be public: reading them off the private data would leak its extremes
     (use :func:`dpclust_core.bounds.private_bounds` to find them privately). Raises ``ValueError`` if a bound
-    is not finite, if ``low >= high`` anywhere, if a width ``high - low`` overflows, or if the number of
+    is not finite or exceeds :data:`MAX_BOUND` in magnitude, if ``low >= high`` anywhere, if a width is below
+    ``max(1e-100, 1e-12 * magnitude)`` (scaling by it would overflow or lose every digit), or if the number of
     dimensions does not match ``n_features``.
     """
     if bounds is None:
@@ -286,9 +394,14 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
         raise ValueError(f"{name} must be finite, got low={low.tolist()} high={high.tolist()}")
     if np.any(low >= high):
         raise ValueError(f"{name}: every low must be < high, got low={low.tolist()} high={high.tolist()}")
-    with np.errstate(over="ignore"):
-        if not np.all(np.isfinite(high - low)):
-            raise ValueError(f"{name}: the width high - low overflows a float; use a narrower public domain")
+    if np.any(np.abs(low) > MAX_BOUND) or np.any(np.abs(high) > MAX_BOUND):
+        raise ValueError(f"{name} must lie within +-{MAX_BOUND:g} (squared distances of larger values overflow a "
+                         f"float); rescale the data, got low={low.tolist()} high={high.tolist()}")
+    width = high - low
+    floor = np.maximum(1e-100, 1e-12 * np.maximum(np.abs(low), np.abs(high)))
+    if np.any(width < floor):
+        raise ValueError(f"{name}: a width high - low is too small to scale the data by (below 1e-100, or below "
+                         f"1e-12 of the bounds' magnitude), got low={low.tolist()} high={high.tolist()}")
     if n_features is not None:
         if low.shape[0] == 1 and n_features > 1:
             low = np.repeat(low, n_features)
@@ -327,6 +440,20 @@ class Real(Spec):
 
     def __call__(self, value, name):
         return check_real(value, name, **self.kw)
+
+
+class HalfWidth(Spec):
+    """The half-width ``r`` of the scaled domain (see :func:`check_half_width`)."""
+
+    def __call__(self, value, name):
+        return check_half_width(value, name)
+
+
+class Radius(Spec):
+    """A public radius (see :func:`check_radius`)."""
+
+    def __call__(self, value, name):
+        return check_radius(value, name)
 
 
 class Options(Spec):

@@ -438,9 +438,11 @@ def advanced_composition(eps0, delta0, k, delta_prime):
     (6.31, 1e-06)
     """
     eps0 = check_real(eps0, "eps0", low=0.0)
-    delta0 = check_real(delta0, "delta0", low=0.0, high=1.0)
+    delta0 = check_real(delta0, "delta0", low=0.0, high=1.0, high_open=True)
     k = check_int(k, "k", 1)
     dp = check_delta(delta_prime, "delta_prime")
+    if eps0 > 700.0:  # e^eps0 overflows: the bound is astronomically large
+        return math.inf, k * delta0 + dp
     return (math.sqrt(2 * k * math.log(1 / dp)) * eps0 + k * eps0 * math.expm1(eps0), k * delta0 + dp)
 
 
@@ -458,6 +460,8 @@ def advanced_composition_inverse(eps_total, k, delta_prime):
         return b * x + k * x * math.expm1(x)
 
     lo, hi = 0.0, eps_total / b  # cost(x) >= b x, so cost(eps_total / b) >= eps_total
+    if hi > 700.0:  # e^hi would overflow: cost(700) >= 700 e^700 > 1e306 > eps_total already
+        hi = 700.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if cost(mid) <= eps_total:
@@ -471,11 +475,17 @@ def advanced_composition_inverse(eps_total, k, delta_prime):
 
 def group_privacy(eps, delta, g):
     """Group privacy: an (eps, delta)-DP mechanism is ``(g eps, g e^{(g-1) eps} delta)``-DP for datasets
-    at distance g."""
+    at distance g (the delta is capped at 1, which holds for every mechanism)."""
     eps = check_real(eps, "eps", low=0.0)
-    delta = check_real(delta, "delta", low=0.0, high=1.0)
+    delta = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
     g = check_int(g, "g", 1)
-    return g * eps, g * math.exp((g - 1) * eps) * delta
+    if delta == 0.0:
+        return g * eps, 0.0
+    try:
+        dl = g * math.exp((g - 1) * eps) * delta
+    except OverflowError:  # far above 1
+        dl = 1.0
+    return g * eps, min(dl, 1.0)  # a delta of 1 (or more) is no guarantee: every mechanism is (eps, 1)-DP
 
 
 def _check_m_n(m, n):
@@ -490,10 +500,17 @@ def subsample_wor(eps_star, delta_star, m, n):
     """Amplification by subsampling m of n without replacement, substitution neighbours (Balle, Barthe &
     Gaboardi 2018): ``(ln(1 + (m/n)(e^{eps*} - 1)), (m/n) delta*)``."""
     eps_star = check_real(eps_star, "eps_star", low=0.0)
-    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0)
+    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0, high_open=True)
     m, n = _check_m_n(m, n)
     q = m / n
-    return math.log1p(q * math.expm1(eps_star)), q * delta_star
+    return _log1p_a_expm1(q, eps_star), q * delta_star
+
+
+def _log1p_a_expm1(a, x):
+    """``ln(1 + a (e^x - 1))`` for a > 0, x >= 0, also where e^x overflows: then ``x + ln(a + (1 - a) e^-x)``."""
+    if x <= 700.0:
+        return math.log1p(a * math.expm1(x))
+    return x + math.log(a + (1.0 - a) * math.exp(-x))
 
 
 def subsample_wor_inverse(eps_target, m, n):
@@ -501,35 +518,37 @@ def subsample_wor_inverse(eps_target, m, n):
     ``ln(1 + (n/m)(e^{eps_target} - 1))``."""
     eps_target = check_epsilon(eps_target, "eps_target")
     m, n = _check_m_n(m, n)
-    return math.log1p((n / m) * math.expm1(eps_target))
+    return _log1p_a_expm1(n / m, eps_target)
 
 
 def subsample_kln11(eps_star, delta_star, m, n, eps):
     """Kasiviswanathan et al. 2011 as restated by Bun et al. 2015: for eps <= 1 and
     ``n >= (m/eps)(3 + e^{2 eps*})``, sampling m of n without replacement is
     ``(eps, 4 eps delta*/(3 + e^{2 eps*}))``-DP. Raises if the condition fails."""
-    eps = check_epsilon(eps)
+    eps = check_epsilon(eps, "eps")
     eps_star = check_real(eps_star, "eps_star", low=0.0)
-    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0)
+    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0, high_open=True)
     m, n = _check_m_n(m, n)
     if eps > 1:
-        raise ValueError("eps must be <= 1 for this subsampling lemma")
-    if n < (m / eps) * (3 + math.exp(2 * eps_star)):
-        raise ValueError("n too small for this subsampling lemma: need n >= (m/eps)(3 + e^{2 eps*})")
-    return eps, 4 * eps * delta_star / (3 + math.exp(2 * eps_star))
+        raise ValueError(f"eps must be <= 1 for this subsampling lemma, got {eps!r}")
+    grow = math.exp(min(2 * eps_star, 700.0))  # capped: the condition below then fails for any sane n
+    if n < (m / eps) * (3 + grow):
+        raise ValueError(f"n too small for this subsampling lemma: need n >= (m/eps)(3 + e^(2 eps_star)), got n={n}, "
+                         f"m={m}, eps={eps!r}, eps_star={eps_star!r}")
+    return eps, 4 * eps * delta_star / (3 + grow)
 
 
 def subsample_wr_bnsv15(eps_star, delta_star, m, n):
     """Bun, Nissim, Stemmer & Vadhan 2015, with replacement: for eps* <= 1 and n >= 2m, sampling m of n rows
     with replacement gives ``(6 eps* m/n, exp(6 eps* m/n) (4m/n) delta*)``."""
     eps_star = check_real(eps_star, "eps_star", low=0.0)
-    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0)
+    delta_star = check_real(delta_star, "delta_star", low=0.0, high=1.0, high_open=True)
     m = check_int(m, "m", 1)
     n = check_int(n, "n", 1)
     if eps_star > 1:
-        raise ValueError("eps_star must be <= 1 for this lemma")
+        raise ValueError(f"eps_star must be <= 1 for this lemma, got {eps_star!r}")
     if n < 2 * m:
-        raise ValueError("this lemma needs n >= 2m")
+        raise ValueError(f"this lemma needs n >= 2 m, got n={n} and m={m}")
     e = 6 * eps_star * m / n
     return e, math.exp(e) * (4 * m / n) * delta_star
 
@@ -543,11 +562,15 @@ def zcdp_to_dp(rho, delta):
 
 def dp_to_zcdp(eps):
     """eps-DP (pure) implies ``eps^2 / 2``-zCDP (Bun & Steinke 2016)."""
-    return check_epsilon(eps) ** 2 / 2
+    e = check_epsilon(eps, "eps")
+    return e * e / 2  # inf (not an OverflowError) for a huge eps
 
 
 def gaussian_zcdp(l2_sensitivity, sigma):
     """The Gaussian mechanism with L2 sensitivity Δ and noise σ is ``Δ² / (2σ²)``-zCDP (Bun & Steinke 2016)."""
     sens = check_real(l2_sensitivity, "l2_sensitivity", low=0.0)
     sigma = check_real(sigma, "sigma", low=0.0, low_open=True)
-    return sens**2 / (2 * sigma**2)
+    try:
+        return sens**2 / (2 * sigma**2)
+    except (OverflowError, ZeroDivisionError):  # a square over- or underflowed: divide first
+        return 0.5 * (sens / sigma) ** 2 if sens / sigma < 1e150 else math.inf

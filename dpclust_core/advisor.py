@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validation import (BadTypeError, check_bounds, check_data, check_delta, check_epsilon, check_int,
-                          check_ledger, check_real)
+from ._validation import (BadTypeError, check_bounds, check_data, check_epsilon, check_half_width,
+                          check_int, check_ledger, check_real)
 from .accounting import PrivacyLedger
 from .kmeans.error_models import RHO, _epsilon_m, _n_rounds, dplloyd_mse
 from .kmeans.grid import (GridSynopsis, eugkm_grid_size, eugkm_variance, eugkm_variance_m, mkm_grid_size,
@@ -61,12 +61,15 @@ def _models(n, d, k, eps, r=1.0, theta=10.0, rho=RHO):
     """The modelled MSE of one centroid (scaled domain ``[-r, r]^d``) of every method, and the details."""
     t_impr = _n_rounds(eps, _epsilon_m(n, d, k, rho, r))
     dec = hybrid_decision(n, d, k, eps, r=r, theta=theta, rho=rho)
+    def var_m(M):  # Eq. (4.15) at M cells; its limit 0 where N·ε overflows the grid size (a huge epsilon)
+        return eugkm_variance_m(max(M, 1.0), n, eps, d, k, r=r) if math.isfinite(M) else 0.0
+
     out = {
         "DPLloyd": dplloyd_mse(n, d, k, eps, t=5, r=r, rho=rho, split="original"),
         "DPLloyd-Impr": dplloyd_mse(n, d, k, eps, t=t_impr, r=r, rho=rho, split="improved"),
-        "UGkM": eugkm_variance_m(max(ugkm_grid_size(n, eps), 1.0), n, eps, d, k, r=r),
+        "UGkM": var_m(ugkm_grid_size(n, eps)),
         "EUGkM": eugkm_variance(n, eps, d, k, r=r, theta=theta),
-        "MkM": (eugkm_variance_m(max(mkm_grid_size(n, d), 1.0), n, eps, d, k, r=r) if n > 1 else math.inf),
+        "MkM": (var_m(mkm_grid_size(n, d)) if n > 1 else math.inf),
         "Hybrid": dec["mse_hybrid"] if dec["use_hybrid"] else dec["var_eugkm"],
     }
     return out, {"rounds_impr": t_impr, "decision": dec}
@@ -124,14 +127,17 @@ def expected_nicv(n: float, d: int, k: int, epsilon: float, *, bounds=None, meth
     '0.2'
     """
     n, d, k, eps = _check_nd(n, d, k, epsilon)
-    r = check_real(r, "r", low=0.0, low_open=True)
+    r = check_half_width(r)
     theta = check_real(theta, "theta", low=0.0, low_open=True)
     baseline = check_real(baseline, "baseline", low=0.0)
     if methods is None:
         methods = MODELLED_METHODS
     elif isinstance(methods, (str, bytes)):
         raise BadTypeError("methods must be a sequence of method names, got a string")
-    methods = list(methods)
+    try:
+        methods = list(methods)
+    except TypeError:
+        raise BadTypeError(f"methods must be a sequence of method names, got {type(methods).__name__}") from None
     bad = [m for m in methods if m not in MODELLED_METHODS]
     if bad or not methods:
         raise ValueError(f"methods must be a non-empty subset of {MODELLED_METHODS}, got {methods!r}")
@@ -274,8 +280,7 @@ def posterior_bound(prior, epsilon: float, delta: float = 0.0):
     [0.011, 0.027, 0.996]
     """
     eps = check_epsilon(epsilon)
-    if delta != 0.0:
-        check_delta(delta)
+    check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
     if isinstance(prior, (str, bytes)) or isinstance(prior, (bool, np.bool_)):
         raise BadTypeError(f"prior must be a probability or an array of probabilities, got {prior!r}")
     p = np.asarray(prior)
@@ -400,8 +405,12 @@ def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one 
     if public is not None and not isinstance(public, dict):
         raise BadTypeError(f"public must be a dict of public inputs, got {type(public).__name__}")
     for name, seq in (("released", released), ("not_covered", not_covered)):
-        if isinstance(seq, (str, bytes)) or not all(isinstance(x, str) for x in seq):
-            raise BadTypeError(f"{name} must be a sequence of strings")
+        try:
+            ok = not isinstance(seq, (str, bytes)) and all(isinstance(x, str) for x in seq)
+        except TypeError:  # not iterable
+            ok = False
+        if not ok:
+            raise BadTypeError(f"{name} must be a sequence of strings, got {type(seq).__name__}")
     eps, dl = ledger.total()
     rows = [("ε (total)", f"{eps:.4g}"), ("δ", f"{dl:.3g}"), ("neighbouring datasets", neighbours),
             ("unit of privacy", unit), ("releases in the ledger", str(len(ledger)))]

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import NotFittedError
 
 from . import _kernels
-from ._validation import check_bounds, check_data, check_rng, is_dask_array
+from ._validation import budget_shares, check_bounds, check_data, check_rng, is_dask_array
 from .accounting import PrivacyLedger
 from .mechanisms import laplace_mechanism
 
@@ -104,6 +104,10 @@ class DPEstimator(Estimator):
     :meth:`_privacy_cost` when the cost is not ``(p.epsilon, p.delta or 0)``.
     """
 
+    #: The parameters that split the budget between the releases of a fit. A release whose share is too small
+    #: for its noise (:class:`~dpclust_core._validation.EpsilonTooSmallError`) is reported naming them.
+    _budget_params: tuple = ("epsilon", "delta", "n_share")
+
     def _privacy_cost(self, p):
         return p.epsilon, getattr(p, "delta", 0.0) or 0.0
 
@@ -124,7 +128,7 @@ class DPEstimator(Estimator):
         ledger = PrivacyLedger(budget_epsilon=eps, budget_delta=delta)
         rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
         try:
-            with _kernels.single_blas_thread():
+            with _kernels.single_blas_thread(), self._budget_context(p):
                 self._fit(X, p, ledger, rng)
         finally:
             if shared is not None and len(ledger):
@@ -135,6 +139,11 @@ class DPEstimator(Estimator):
 
     def _fit(self, X, p, ledger, rng):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _budget_context(self, p):
+        """A context that reports a release whose share of the budget is too small naming ``_budget_params``."""
+        shares = {n: getattr(p, n) for n in self._budget_params if getattr(p, n, None) is not None}
+        return budget_shares(type(self).__name__, **shares)
 
     # ------------------------------------------------------------------ N
     @staticmethod

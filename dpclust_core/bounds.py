@@ -71,8 +71,8 @@ import warnings
 
 import numpy as np
 
-from ._validation import (BadTypeError, _is_int_scalar, check_data, check_epsilon, check_ledger, check_real,
-                          check_rng)
+from ._validation import (BadTypeError, _is_int_scalar, budget_shares, check_data, check_epsilon, check_ledger,
+                          check_real, check_rng)
 from .accounting import PrivacyLedger
 from .mechanisms import exponential_mechanism, exponential_mechanism_intervals
 
@@ -365,11 +365,13 @@ def private_bounds(X, epsilon: float, *, quantile: float = 0.99, locate_share: f
     inner = PrivacyLedger(budget_epsilon=eps)
     low = np.empty(d)
     high = np.empty(d)
+    shares = dict(epsilon=eps, locate_share=share, **({} if weights is None else {"weights": weights}))
     try:
-        for j in range(d):  # a loop over columns, never over records
-            col = np.ascontiguousarray(X[:, j])
-            *_, low[j], high[j] = _bounds_1d(col, eps_steps[5 * j: 5 * j + 5], q, lo, hi, rng, ledger=inner,
-                                             name=f"bounds[{j}]")
+        with budget_shares("private_bounds", **shares):
+            for j in range(d):  # a loop over columns, never over records
+                col = np.ascontiguousarray(X[:, j])
+                *_, low[j], high[j] = _bounds_1d(col, eps_steps[5 * j: 5 * j + 5], q, lo, hi, rng, ledger=inner,
+                                                 name=f"bounds[{j}]")
     finally:
         if ledger is not None and len(inner):
             ledger.extend(inner, group="private_bounds")

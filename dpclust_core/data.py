@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, check_bool, check_bounds, check_data, check_positive_int, check_real,
-                          check_rng)
+from ._validation import (MAX_ALLOCATION, check_bool, check_bounds, check_data, check_half_width, check_positive_int,
+                          check_real, check_rng)
 
 __all__ = ["make_blobs_ratio", "make_s1_like", "scale_to_domain", "unscale_from_domain", "clip_to_domain",
            "make_tiger_like"]
@@ -105,7 +105,7 @@ def make_blobs_ratio(n_samples=10_000, n_clusters=5, n_features=2, *, separation
     if k > n:
         raise ValueError(f"n_clusters={k} is larger than n_samples={n}")
     separation = check_real(separation, "separation", low=0.0, high=1.0, high_open=True)
-    r = check_real(r, "r", low=0.0, low_open=True)
+    r = check_half_width(r)
     return_centers = check_bool(return_centers, "return_centers")
     rng = check_rng(random_state, "random_state")
     if n_outliers is None:
@@ -184,7 +184,7 @@ def make_s1_like(n_samples=5000, *, random_state=None, return_centers=False):
 
 
 def _check_r(r):
-    return check_real(r, "r", low=0.0, low_open=True)
+    return check_half_width(r)
 
 
 def _scale_coefficients(low, high, r):

@@ -49,9 +49,9 @@ from scipy import optimize, special
 
 from . import _kernels
 from . import ktuple as _kt
-from ._validation import (MAX_ALLOCATION, BadTypeError, Bool, Delta, Epsilon, Int, Ledger, NoneOr, Options,
-                          RandomState, Real, Spec, check_bool, check_data, check_delta, check_epsilon, check_int,
-                          check_ledger, check_options, check_probability, check_real, check_rng)
+from ._validation import (MAX_ALLOCATION, MAX_BOUND, BadTypeError, Bool, Delta, Epsilon, Int, Ledger, NoneOr,
+                          Options, Radius, RandomState, Real, Spec, budget_shares, check_bool, check_data, check_delta,
+                          check_epsilon, check_int, check_ledger, check_options, check_radius, check_real, check_rng)
 from .accounting import PrivacyLedger
 from .base import DPEstimator
 from .mechanisms import discrete_gaussian_sigma, gaussian_mechanism_sigma, gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -398,7 +398,7 @@ def clipped_cluster_sums(X2, labels, centers, radii) -> np.ndarray:
     [[1.5, 0.0]]
     """
     X2 = check_data(X2, "X2")
-    A = check_data(centers, "centers", n_features=X2.shape[1])
+    A = check_data(centers, "centers", n_features=X2.shape[1], features_of="X2")
     k = A.shape[0]
     rho = _radii(radii, k, "radii")
     lab = _labels(labels, X2.shape[0], k)
@@ -407,10 +407,11 @@ def clipped_cluster_sums(X2, labels, centers, radii) -> np.ndarray:
 
 def _radii(radii, k, name):
     if np.ndim(radii) == 0:
-        return np.full(k, _positive(radii, name))
+        return np.full(k, check_radius(radii, name))
     r = check_data(radii, name, ndim=1)
-    if r.shape != (k,) or np.any(r <= 0):
-        raise ValueError(f"{name} must be a positive number or {k} positive numbers")
+    if r.shape != (k,) or np.any(r < 1e-100) or np.any(r > MAX_BOUND):
+        raise ValueError(f"{name} must be a positive number or {k} positive numbers (each in [1e-100, "
+                         f"{MAX_BOUND:g}])")
     return r
 
 
@@ -433,8 +434,8 @@ def clipped_scatter_triu(X2, labels, means, radius: float) -> np.ndarray:
     [[1.0, 2.0, 4.0]]
     """
     X2 = check_data(X2, "X2")
-    M = check_data(means, "means", n_features=X2.shape[1])
-    rho2 = _positive(radius, "radius")
+    M = check_data(means, "means", n_features=X2.shape[1], features_of="X2")
+    rho2 = check_radius(radius)
     lab = _labels(labels, X2.shape[0], M.shape[0])
     return _clipped_scatter(X2, lab, M, rho2)
 
@@ -518,7 +519,7 @@ def private_cluster_gaussians(X2, centers, epsilon_weights: float, epsilon_mean:
     (True, (1.0, 1e-06))
     """
     X2 = check_data(X2, "X2")
-    C = check_data(centers, "centers", n_features=X2.shape[1])
+    C = check_data(centers, "centers", n_features=X2.shape[1], features_of="X2")
     k = C.shape[0]
     eps_w = check_epsilon(epsilon_weights, "epsilon_weights")
     eps_m = check_epsilon(epsilon_mean, "epsilon_mean")
@@ -526,17 +527,19 @@ def private_cluster_gaussians(X2, centers, epsilon_weights: float, epsilon_mean:
     eps_c = check_epsilon(epsilon_cov, "epsilon_cov")
     dl_c = check_delta(delta_cov, "delta_cov")
     rho = _radii(mean_radius, k, "mean_radius")
-    rho2 = _positive(cov_radius, "cov_radius")
+    rho2 = check_radius(cov_radius, "cov_radius")
     steps = check_int(mean_steps, "mean_steps", 1, 1000)
-    beta = check_probability(beta, "beta")
+    beta = _kt._beta(beta)
     smin = check_real(sigma_min, "sigma_min", low=0.0)
     smax = check_real(sigma_max, "sigma_max", low=0.0, low_open=True, allow_inf=True)
     if not smin < smax:
         raise ValueError(f"sigma_min must be < sigma_max, got {smin} and {smax}")
     check_ledger(ledger)
     rng = check_rng(rng, "rng")
-    return _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng,
-                              ledger)
+    with budget_shares("private_cluster_gaussians", epsilon_weights=eps_w, epsilon_mean=eps_m, delta_mean=dl_m,
+                       epsilon_cov=eps_c, delta_cov=dl_c, mean_steps=steps):
+        return _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng,
+                                  ledger)
 
 
 def _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng, ledger):
@@ -636,12 +639,12 @@ def make_k_tuple(name: str, n_components: int, epsilon: float, delta: float, *, 
     check_int(n_components, "n_components", 2, MAX_ALLOCATION)
     check_epsilon(epsilon)
     check_delta(delta)
-    check_probability(beta, "beta")
+    _kt._beta(beta)
     if name == "noisy_centers":
         return _kt.PrivatekNoisyCenters(n_components, epsilon, delta, beta=beta, random_state=rng, **params)
     if radius is None:
         raise ValueError("radius is required for k_tuple='averages'")
-    return _kt.PrivatekAverages(n_components, epsilon, delta, radius=_positive(radius, "radius"), beta=beta,
+    return _kt.PrivatekAverages(n_components, epsilon, delta, radius=check_radius(radius), beta=beta,
                                 random_state=rng, **params)
 
 
@@ -753,12 +756,13 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
     (True, (2, 2), (4.0, 1e-06))
     """
 
-    _parameters = dict(n_components=Int(2), epsilon=Epsilon(), delta=Delta(), radius=Real(0.0, low_open=True),
+    _budget_params = ("epsilon", "delta", "x1_fraction", "budget_split")
+    _parameters = dict(n_components=Int(2), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        sigma_min=Real(0.0), sigma_max=Real(0.0, low_open=True), n_tuples=NoneOr(Int(1, _kt.MAX_TUPLES)),
                        x1_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        k_tuple=Options("noisy_centers", "averages"), k_tuple_params=NoneOr(_DictSpec()),
-                       beta=Real(0.0, 1.0, low_open=True, high_open=True), budget_split=_kt._Shares(3, normalise=True),
-                       clip_radius=NoneOr(Real(0.0, low_open=True)), cov_clip_radius=NoneOr(Real(0.0, low_open=True)),
+                       beta=Real(_kt.MIN_BETA, 1.0, high_open=True), budget_split=_kt._Shares(3, normalise=True),
+                       clip_radius=NoneOr(Radius()), cov_clip_radius=NoneOr(Radius()),
                        center_slack=Real(0.0), mean_steps=Int(1, 1000), kmeans_iter=Int(1, 10_000),
                        n_init=Int(1, 100), random_state=RandomState(), ledger=Ledger())
 
@@ -918,7 +922,7 @@ def naive_noise_sigma(radius: float, epsilon: float, delta: float, method: str =
     >>> round(naive_noise_sigma(1.0, 1.0, 1e-5, "analytic"), 3)
     7.461
     """
-    r = _positive(radius, "radius")
+    r = check_radius(radius)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     check_options(method, "method", ("discrete", "analytic", "classic"))
@@ -941,7 +945,7 @@ def naive_noisy_points(X, radius: float, epsilon: float, delta: float, rng=None,
     >>> naive_noisy_points(np.zeros((5, 2)), 1.0, 1.0, 1e-5, rng=0).shape
     (5, 2)
     """
-    r = _positive(radius, "radius")
+    r = check_radius(radius)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     check_ledger(ledger)
@@ -1001,7 +1005,7 @@ class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
     ((2, 2), (1.0, 1e-05))
     """
 
-    _parameters = dict(n_components=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Real(0.0, low_open=True),
+    _parameters = dict(n_components=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        deconvolve=Bool(), sigma_min=Real(0.0, low_open=True), n_init=Int(1, 100),
                        max_iter=Int(1, 100_000), random_state=RandomState(), ledger=Ledger())
 
@@ -1047,7 +1051,7 @@ def match_components(true_means, est_means) -> np.ndarray:
     [1, 0]
     """
     A = check_data(true_means, "true_means")
-    B = check_data(est_means, "est_means", n_features=A.shape[1])
+    B = check_data(est_means, "est_means", n_features=A.shape[1], features_of="true_means")
     if B.shape[0] != A.shape[0]:
         raise ValueError(f"est_means must have {A.shape[0]} rows, got {B.shape[0]}")
     cost = np.sqrt(_kernels.sq_distances(A, B))
@@ -1190,7 +1194,7 @@ def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: 
         raise BadTypeError(f"estimator must be a PrivateGaussianMixture, got {type(estimator).__name__}")
     n2 = check_int(n2, "n2", 0, MAX_ALLOCATION // params.n_features)
     rng = check_rng(random_state, "random_state")
-    T = simulate_chunk_means(params, n_tuples, chunk_size, rng, radius=_positive(estimator.radius, "radius"))
+    T = simulate_chunk_means(params, n_tuples, chunk_size, rng, radius=check_radius(estimator.radius))
     X2 = sample_mixture(params, n2, rng)[0] if n2 else np.empty((0, params.n_features))
     return estimator.fit_tuples(T, X2)
 
@@ -1221,7 +1225,7 @@ def compare_methods(params: MixtureParams, n: int, *, epsilon: float, delta: flo
     n = check_int(n, "n", 1, 2**62)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    radius = _positive(radius, "radius")
+    radius = check_radius(radius)
     simulate_x1 = check_bool(simulate_x1, "simulate_x1")
     if isinstance(methods, str) or not all(m in ("em", "naive", "private") for m in methods):
         raise ValueError(f"methods must be a sequence of 'em', 'naive', 'private', got {methods!r}")
@@ -1305,16 +1309,20 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
     reps = check_int(reps, "reps", 1, 10**6)
     check_options(k_tuple, "k_tuple", ("noisy_centers", "averages"))
     check_options(criterion, "criterion", ("samples", "centers", "both"))
-    beta = check_probability(beta, "beta")
+    beta = _kt._beta(beta)
     if stop_below is not None:
         stop_below = check_real(stop_below, "stop_below", low=0.0, high=1.0)
     rng = check_rng(random_state, "random_state")
     k = params.n_components
     radius = 2.0 * float(np.max(np.linalg.norm(params.means, axis=1))) + 10.0 if radius is None else \
-        _positive(radius, "radius")
+        check_radius(radius)
     k_tuple_params = dict(k_tuple_params or {})
     if k_tuple == "noisy_centers" and k_tuple_params.get("gamma") is None:  # compute the default Γ once
-        k_tuple_params["gamma"] = _kt.noisy_centers_min_gamma(k, params.n_features, eps, dl, beta)
+        gamma = _kt.noisy_centers_min_gamma(k, params.n_features, eps, dl, beta)
+        if gamma > _kt._MAX_GAMMA:
+            raise ValueError(f"epsilon={eps!r} is too small: PrivatekNoisyCenters would need a separation gamma of "
+                             f"{gamma:.3g}, above {_kt._MAX_GAMMA:g} (delta={dl!r}, beta={beta!r})")
+        k_tuple_params["gamma"] = gamma
     ok = fail = 0
     max_fail = math.inf if stop_below is None else reps * (1.0 - stop_below) + 1e-9
     for _ in range(reps):  # loop over repetitions

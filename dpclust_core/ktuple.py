@@ -47,9 +47,9 @@ import math
 import numpy as np
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, ArrayOrNone, BadTypeError, Bool, BoundsSpec, Delta, Epsilon, Int,
-                          Ledger, NoneOr, Options, RandomState, Real, Spec, check_bool, check_bounds, check_data,
-                          check_delta,
+from ._validation import (MAX_ALLOCATION, ArrayOrNone, BadTypeError, Bool, BoundsSpec, Delta, Epsilon,
+                          EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Radius, RandomState, Real, Spec,
+                          check_bool, check_bounds, check_data, check_delta, check_radius,
                           check_epsilon, check_int, check_ledger, check_options, check_probability, check_real,
                           check_rng)
 from .accounting import advanced_composition_inverse
@@ -90,6 +90,16 @@ def _positive(x, name):
 
 def _prob(x, name):
     return check_probability(x, name)
+
+
+#: Smallest failure probability ``beta`` accepted: the number of tuples (and the quadratic niceness test on them)
+#: grows with log(1/beta); below 1e-30 a fit would take minutes for no meaningful gain.
+MIN_BETA = 1e-30
+
+
+def _beta(x, name="beta"):
+    """A failure probability in [MIN_BETA, 1)."""
+    return check_real(x, name, low=MIN_BETA, high=1.0, high_open=True)
 
 
 @contextlib.contextmanager
@@ -351,7 +361,7 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     """
     eps = check_epsilon(epsilon)
     n_grid = check_int(n_grid, "n_grid", 1)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     t = (16.0 / eps) * math.log(4 * (n_grid + 1) / beta)
     if not t < 2.0**62:
         raise ValueError(f"epsilon={eps} is too small: the bounding segment would need t > 2^62 points")
@@ -399,7 +409,7 @@ def private_average_1d(x, epsilon: float, delta: float, low: float, high: float,
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     low, high, xi, n_grid = _grid(low, high, resolution)
     n_pub = check_int(n_public, "n_public", 1)
     check_ledger(ledger)
@@ -503,8 +513,8 @@ def private_average(X, epsilon: float, delta: float, radius: float, center=None,
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    rad = _positive(radius, "radius")
-    beta = _prob(beta, "beta")
+    rad = check_radius(radius)
+    beta = _beta(beta)
     rotate = check_bool(rotate, "rotate")
     check_options(composition, "composition", ("auto", "basic", "advanced"))
     xi = rad * 1e-4 if resolution is None else _positive(resolution, "resolution")
@@ -713,16 +723,22 @@ def good_centers_params(n: int, epsilon: float, delta: float, beta: float) -> di
     n = check_int(n, "n", 1, MAX_TUPLES)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     return _good_centers_params(n, eps, dl, beta)
+
+
+def _log1p_a_expm1(a, x):
+    """``ln(1 + a (e^x - 1))`` for a >= 1, x >= 0, also where e^x overflows (then x + ln(a + (1 - a) e^-x))."""
+    if x < 700.0:
+        return math.log1p(a * math.expm1(x))
+    return x + math.log(a + (1.0 - a) * math.exp(-x))
 
 
 def _good_centers_params(n, eps, dl, beta):
     need = math.log(2 / (beta * dl))
-    c = math.expm1(eps / 2)
 
     def ok(m):
-        return m * math.log1p((n / m) * c) >= need
+        return m * _log1p_a_expm1(n / m, eps / 2) >= need
 
     if not ok(n):
         raise ValueError(f"n_tuples={n} is too small for GoodCenters at epsilon={eps}, delta={dl}, beta={beta} "
@@ -732,7 +748,7 @@ def _good_centers_params(n, eps, dl, beta):
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     m = hi
-    eps2 = math.log1p((n / m) * c)
+    eps2 = _log1p_a_expm1(n / m, eps / 2)
     eps1 = (eps / 2) / m
     ell = math.log(2 * m * m / (beta * dl)) / eps1 if eps1 > 0 else math.inf
     if not ell < 2.0**62:
@@ -820,7 +836,7 @@ def good_centers(T, epsilon: float, delta: float, beta: float, gamma: float, rng
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     gamma = _check_gamma_far(gamma)
     check_ledger(ledger)
     n = _tuple_shape(T)[0]
@@ -847,7 +863,7 @@ def good_centers_status_samples(T, epsilon: float, delta: float, beta: float, ga
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     gamma = _check_gamma_far(gamma)
     n = _tuple_shape(T)[0]
     size = check_int(size, "size", 1, max(1, MAX_ALLOCATION // max(n, 1)))
@@ -880,22 +896,35 @@ def private_kaverages_params(n: int, n_clusters: int, epsilon: float, delta: flo
     k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     return _kaverages_params(n, k, eps, dl, beta)
 
 
+class _EpsilonTooLargeError(ValueError):
+    """An epsilon too large for k-tuple clustering (never taken for "this number of tuples is too small")."""
+
+
+def _check_delta_s(dl_s, eps, dl):
+    """The wrapper lemma charges (1 + e^eps) delta_s: at a huge epsilon nothing of delta is left for delta_s."""
+    if dl_s < 1e-300:
+        raise _EpsilonTooLargeError(f"epsilon={eps!r} is too large for k-tuple clustering at delta={dl!r}: the soundness term "
+                         f"(1 + e^epsilon) delta_s leaves delta_s = {dl_s:.3g} (use a smaller epsilon)")
+    return dl_s
+
+
 def _kaverages_params(n, k, eps, dl, beta):
-    dl_s = dl / (2 * (1 + math.exp(min(eps, 700.0))))
+    dl_s = _check_delta_s(dl / (2 * (1 + math.exp(min(eps, 700.0)))), eps, dl)
     prm = _good_centers_params(n, eps / 2, dl_s, beta / 2)
     g = 2 * (prm["ell"] + 1) * k
     eps_hat = (eps / 2) / g
-    prm.update(delta_s=dl_s, g=g, eps_hat=eps_hat, delta_hat=(dl / 2) / (g * math.exp((g - 1) * eps_hat)),
+    x = (g - 1) * eps_hat  # delta_hat = (delta/2) / (g e^x); 0.0 where e^x overflows (never overstated)
+    prm.update(delta_s=dl_s, g=g, eps_hat=eps_hat, delta_hat=(dl / 2) / (g * math.exp(x)) if x < 700.0 else 0.0,
                min_n=2 * prm["ell"] + 2)
     return prm
 
 
 def _noisy_centers_gc_params(n, eps, dl, beta, f):
-    dl_s = f[0] * dl / (1 + math.exp(min(eps, 700.0)))
+    dl_s = _check_delta_s(f[0] * dl / (1 + math.exp(min(eps, 700.0))), eps, dl)
     prm = _good_centers_params(n, eps / 2, dl_s, beta / 2)
     prm.update(delta_s=float(dl_s), min_n=2 * prm["ell"] + 2)
     return prm
@@ -949,7 +978,8 @@ class _KTupleBase(DPEstimator):
         and ``ledger_``. Preconditions on public parameters are checked before the data is read."""
         p = self._validate_params()
         n, _, d = _tuple_shape(T, p.n_clusters)
-        self._public_params(p, n, d)
+        with self._budget_context(p):
+            self._public_params(p, n, d)
         return super().fit(T, y)
 
     def _fit(self, T, p, ledger, rng):
@@ -1018,7 +1048,7 @@ class PrivatekAverages(_KTupleBase):
     r_min : float, optional
         Public grid step ξ of the interior points (default ``radius * 1e-4``).
     beta : float, default 0.05
-        Failure probability (utility).
+        Failure probability (utility), in [1e-30, 1).
     gamma : float, default 10
         Far-ness Γ of the test's balls: the privacy proof needs every point of a ball to be nearest to its own
         centre for both neighbouring selections, which holds for Γ > 4 + 2√5 ≈ 8.47 (the paper's constant is
@@ -1049,9 +1079,9 @@ class PrivatekAverages(_KTupleBase):
     (True, (4.0, 1e-06))
     """
 
-    _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Real(0.0, low_open=True),
+    _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        center=ArrayOrNone(), r_min=NoneOr(Real(0.0, low_open=True)),
-                       beta=Real(0.0, 1.0, low_open=True, high_open=True), gamma=Real(9.0), rotate=Bool(),
+                       beta=Real(MIN_BETA, 1.0, high_open=True), gamma=Real(9.0), rotate=Bool(),
                        composition=Options("auto", "basic", "advanced"), random_state=RandomState(),
                        ledger=Ledger())
 
@@ -1090,7 +1120,7 @@ class PrivatekAverages(_KTupleBase):
         status, X = _good_centers_run(T, eps / 2, prm["delta_s"], p.beta / 2, prm["gamma"], prm, rng, ledger,
                                       "GoodCenters")
         _analysis_term(ledger, "wrapper lemma: soundness term (1+e^ε)·δ_s", 0.0,
-                       (1 + math.exp(eps)) * prm["delta_s"])
+                       (1 + math.exp(min(eps, 700.0))) * prm["delta_s"])  # as delta_s is computed
         if not status:
             _analysis_term(ledger, "k private averages: reserved (not run, the output is ⊥)", eps / 2, dl / 2)
             return None, False
@@ -1163,7 +1193,7 @@ class PrivatekNoisyCenters(_KTupleBase):
     gamma : float, optional
         Γ > 4 of the test's balls. Default: :func:`noisy_centers_min_gamma` for (k, d, eps, delta, beta).
     beta : float, default 0.05
-        Failure probability (utility).
+        Failure probability (utility), in [1e-30, 1).
     delta_split : (float, float, float), default (0.25, 0.25, 0.5)
         Shares of δ for the wrapper lemma, the event E and the Gaussian centres (positive, summing to 1).
     random_state : None, int or numpy.random.Generator
@@ -1188,9 +1218,10 @@ class PrivatekNoisyCenters(_KTupleBase):
     (True, (2, 2), (4.0, 1e-06))
     """
 
+    _budget_params = ("epsilon", "delta", "delta_split")
     _parameters = dict(n_clusters=Int(2), epsilon=Epsilon(), delta=Delta(),
                        gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
-                       beta=Real(0.0, 1.0, low_open=True, high_open=True), delta_split=_Shares(3),
+                       beta=Real(MIN_BETA, 1.0, high_open=True), delta_split=_Shares(3),
                        random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, n_clusters: int, epsilon: float, delta: float, *, gamma: float | None = None,
@@ -1296,7 +1327,7 @@ def noisy_centers_min_gamma(n_clusters: int, n_features: int, epsilon: float, de
     d = check_int(n_features, "n_features", 1)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     f = _Shares(3)(delta_split, "delta_split")
     check_options(gaussian_method, "gaussian_method", ("discrete", "analytic", "classic"))
     target = _prob(target, "target")
@@ -1324,8 +1355,8 @@ def _min_gamma(k, d, eps, dl, beta, f, method, target):
     while log_ratio(hi) > log_target:
         lo, hi = hi, hi * 2
         if hi > 1e300:
-            raise ValueError(f"epsilon={eps} is too small: no gamma below 1e300 makes PrivatekNoisyCenters' "
-                             f"noise smaller than {target} of the separation")
+            raise ValueError(f"epsilon={eps} is too small for target={target}: no gamma below 1e300 makes "
+                             f"PrivatekNoisyCenters' noise smaller than that fraction of the separation")
     for _ in range(200):
         mid = math.sqrt(lo * hi)
         if log_ratio(mid) > log_target:
@@ -1407,7 +1438,7 @@ def match_centers(estimated, true_centers) -> tuple[bool, float]:
     C = check_data(true_centers, "true_centers")
     if estimated is None:
         return False, float("inf")
-    E = check_data(estimated, "estimated", n_features=C.shape[1])
+    E = check_data(estimated, "estimated", n_features=C.shape[1], features_of="true_centers")
     from scipy.optimize import linear_sum_assignment
     dist = np.sqrt(_kernels.sq_distances(E, C))
     r, c = linear_sum_assignment(dist)
@@ -1549,14 +1580,16 @@ def min_valid_tuples(min_n_of, *, max_tuples: int = MAX_TUPLES) -> int:
     def ok(n):
         try:
             return min_n_of(n) <= n
+        except _EpsilonTooLargeError:
+            raise
         except ValueError:
             return False
 
     hi = 2
     while not ok(hi):
         if hi >= cap:
-            raise ValueError(f"no number of tuples up to {cap} satisfies n >= 2*ell(n)+2: epsilon (or delta) is "
-                             f"too small for k-tuple clustering")
+            raise EpsilonTooSmallError(f"no number of tuples up to {cap} satisfies n >= 2*ell(n)+2: epsilon (or "
+                                       f"delta) is too small for k-tuple clustering")
         hi = min(2 * hi, cap)
     lo = hi // 2 if hi > 2 else 1
     while hi - lo > 1:
@@ -1577,7 +1610,7 @@ def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta
     check_int(n_clusters, "n_clusters", 2, MAX_ALLOCATION)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     f = _Shares(3)(delta_split, "delta_split")
     return min_valid_tuples(lambda n: _noisy_centers_gc_params(n, eps, dl, beta, f)["min_n"])
 
@@ -1593,7 +1626,7 @@ def min_tuples_kaverages(n_clusters: int, epsilon: float, delta: float, beta: fl
     k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _prob(beta, "beta")
+    beta = _beta(beta)
     return min_valid_tuples(lambda n: _kaverages_params(n, k, eps, dl, beta)["min_n"])
 
 
@@ -1635,7 +1668,7 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
     gamma : float, optional
         Γ of G (see the k-tuple classes; >= 9 for "averages").
     beta : float, default 0.05
-        Failure probability of G (utility).
+        Failure probability of G (utility), in [1e-30, 1).
     kmeans_iter : int, default 20
         Lloyd iterations after the k-means++ seeding on every chunk.
     random_state : None, int or numpy.random.Generator
@@ -1666,12 +1699,13 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
     ((2, 2), (4.0, 1e-06))
     """
 
+    _budget_params = ("epsilon", "delta", "tuple_fraction", "count_fraction")
     _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), bounds=BoundsSpec(),
                        n_tuples=NoneOr(Int(2, MAX_TUPLES)), tuple_algorithm=Options("noisy_centers", "averages"),
                        tuple_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        count_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
-                       beta=Real(0.0, 1.0, low_open=True, high_open=True), kmeans_iter=Int(1, 10_000),
+                       beta=Real(MIN_BETA, 1.0, high_open=True), kmeans_iter=Int(1, 10_000),
                        random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, n_clusters: int, epsilon: float, delta: float, *, bounds, n_tuples: int | None = None,
@@ -1722,7 +1756,8 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
         shape = np.shape(X) if not isinstance(X, (str, bytes)) else ()
         if len(shape) == 2 and shape[1] >= 1:
             low, high = check_bounds(p.bounds, shape[1])
-            self._setup(p, shape[1], low, high)
+            with self._budget_context(p):
+                self._setup(p, shape[1], low, high)
         return super().fit(X, y)
 
     def _predict_space(self, X):

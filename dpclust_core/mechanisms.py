@@ -28,8 +28,9 @@ from fractions import Fraction
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, check_delta, check_epsilon, check_int, check_ledger,
-                          check_options, check_rng, check_sensitivity)
+from ._validation import (MAX_ALLOCATION, BadTypeError, EpsilonTooSmallError, check_bool, check_delta,
+                          check_epsilon, check_int, check_ledger, check_options, check_real, check_rng,
+                          check_sensitivity, check_shape)
 
 __all__ = [
     "laplace_mechanism",
@@ -173,8 +174,22 @@ def _random_signs(n, rng):
 def _check_scale(b, name="epsilon"):
     """Refuse a noise scale (in grid steps) too large for exact integer arithmetic (epsilon far too small)."""
     if not b < 2.0**48:
-        raise ValueError(f"{name} is too small: the noise scale would exceed 2^48 grid steps (use a larger {name})")
+        raise EpsilonTooSmallError(f"{name} is too small for the sensitivity: the noise scale sensitivity/{name} "
+                                   f"would exceed 2^48 grid steps (use a larger {name})")
     return b
+
+
+#: Smallest positive sensitivity or noise scale: the power-of-two grid under it must stay a normal float.
+_MIN_SCALE = 1e-290
+
+
+def _check_grid_scale(value, name):
+    """A sensitivity (or noise scale) that is 0 or in [1e-290, 1e290]: the power-of-two grid under it must stay a
+    normal float, and the noise and its rounding slack must stay finite."""
+    if 0 < value < _MIN_SCALE or value > 1.0 / _MIN_SCALE:
+        raise ValueError(f"{name} must be 0 or in [{_MIN_SCALE:g}, {1 / _MIN_SCALE:g}] (the grid of the noise would "
+                         f"under- or overflow), got {value!r}")
+    return value
 
 
 def _discrete_laplace(b, n, rng):
@@ -276,7 +291,8 @@ def laplace_grid(sensitivity, n_coords=1):
 
     Returns ``(gamma, steps)``.
     """
-    sens = check_sensitivity(sensitivity)
+    sens = _check_grid_scale(check_sensitivity(sensitivity), "sensitivity")
+    n_coords = check_int(n_coords, "n_coords", 1, MAX_ALLOCATION)
     if sens == 0:
         return 1.0, 0
     gamma = 2.0 ** math.floor(math.log2(sens / (2.0**GRID_BITS * (n_coords + 1))))
@@ -284,11 +300,11 @@ def laplace_grid(sensitivity, n_coords=1):
     return gamma, steps
 
 
-def _to_grid(arr, gamma, name):
+def _to_grid(arr, gamma, name, sens_name="sensitivity"):
     K = np.divide(arr, gamma, out=np.empty(np.shape(arr)))  # always an array (a 0-d one for a scalar)
     np.rint(K, out=K)
     if K.size and not (K.max() < _INT_LIMIT and K.min() > -_INT_LIMIT):
-        raise ValueError(f"{name} is too large for its sensitivity: |{name}| / sensitivity must stay below about "
+        raise ValueError(f"{name} is too large for its {sens_name}: |{name}| / {sens_name} must stay below about "
                          f"2^40 for an exact release; rescale the data or the query")
     return K
 
@@ -366,13 +382,10 @@ def laplace_noise(scale, size=None, rng=None):
     For algorithms that add noise to a comparison and account for it themselves (the Sparse Vector Technique):
     nothing is recorded. The distribution is the discrete Laplace law ``∝ exp(-|z|/scale)`` on that fine grid.
     """
-    from ._validation import check_real
-
-    b = check_real(scale, "scale", low=0.0, low_open=True)
+    b = _check_grid_scale(check_real(scale, "scale", low=0.0, low_open=True), "scale")
     rng = check_rng(rng, "rng")
-    shape = () if size is None else tuple(np.atleast_1d(size).astype(int).tolist())
-    n = int(np.prod(shape)) if shape else 1
-    check_int(n, "size", 0, MAX_ALLOCATION)
+    shape = check_shape(size, "size")
+    n = math.prod(shape)
     gamma = 2.0 ** (math.floor(math.log2(b)) - 20)
     z = _discrete_laplace(np.nextafter(b / gamma, np.inf), n, rng) * gamma
     return float(z[0]) if size is None else z.reshape(shape)
@@ -472,8 +485,10 @@ def zcdp_delta(rho, epsilon):
     ``δ = inf_{α>1} exp((α−1)(αρ−ε)) / (α−1) · (1 − 1/α)^α``; any α gives a valid bound, and the minimiser is
     found by bisection on the derivative.
     """
-    rho = float(rho)
-    eps = float(epsilon)
+    return _zcdp_delta(check_real(rho, "rho", low=0.0), check_epsilon(epsilon))
+
+
+def _zcdp_delta(rho, eps):
     if rho <= 0:
         return 0.0
     lo, hi = 1.0 + 1e-9, max((eps + 1.0) / (2.0 * rho) + 2.0, 2.0)
@@ -509,13 +524,13 @@ def _largest_rho(eps, dl):
     """The largest rho (to 1e-12 relative, from below) with ``zcdp_delta(rho, eps) <= dl`` (cached: it does not
     depend on the sensitivity, and estimators calibrate many releases at the same (eps, delta))."""
     lo, hi = 1e-12, 1.0  # rho bracket: find the largest rho with zcdp_delta(rho) <= delta
-    while zcdp_delta(hi, eps) <= dl:
+    while _zcdp_delta(hi, eps) <= dl:
         hi *= 2.0
-    while zcdp_delta(lo, eps) > dl:
+    while _zcdp_delta(lo, eps) > dl:
         lo /= 2.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if zcdp_delta(mid, eps) <= dl:
+        if _zcdp_delta(mid, eps) <= dl:
             lo = mid
         else:
             hi = mid
@@ -544,7 +559,7 @@ def gaussian_mechanism_sigma(l2_sensitivity, epsilon, delta, l0_sensitivity=1):
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    sens = _check_grid_scale(check_sensitivity(l2_sensitivity, "l2_sensitivity"), "l2_sensitivity")
     l0 = check_int(l0_sensitivity, "l0_sensitivity", 1)
     return 0.0 if sens == 0 else float(_gaussian_grid(sens, eps, dl, l0)[1])
 
@@ -612,7 +627,7 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, rng=None, *, l0_se
                         with par.partition():
                             ledger.record(f"{name} [row {i}]", eps, dl, float(sens[i]))
         return noisy
-    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    sens = _check_grid_scale(check_sensitivity(l2_sensitivity, "l2_sensitivity"), "l2_sensitivity")
     l0 = _check_l0(l0_sensitivity, arr.size)
     _charge(ledger, name, eps, dl, sens)
     noisy = _gaussian_release(arr, sens, eps, dl, l0, rng)
@@ -624,7 +639,7 @@ def _gaussian_release(arr, sens, eps, dl, l0, rng):
     if sens == 0:
         return np.array(arr, dtype=float, copy=True)
     gamma, sigma = _gaussian_grid(sens, eps, dl, l0)
-    K = _to_grid(arr, gamma, "value")
+    K = _to_grid(arr, gamma, "value", "l2_sensitivity")
     K += _discrete_gaussian(sigma / gamma, arr.size, rng).reshape(arr.shape)  # exact integers below 2^53
     K *= gamma
     return K
@@ -637,11 +652,17 @@ def gaussian_noise(sigma, size=None, rng=None):
     recorded. ``sigma`` may be an array broadcast against ``size`` (one scale per row).
     """
     rng = check_rng(rng, "rng")
+    if isinstance(sigma, (str, bytes)) or np.asarray(sigma).dtype.kind not in "iuf":
+        raise BadTypeError(f"sigma must be a real number or an array of real numbers, got {sigma!r}")
     s = np.asarray(sigma, dtype=float)
-    if s.dtype.kind != "f" or not np.all(np.isfinite(s)) or np.any(s <= 0):
-        raise ValueError(f"sigma must be finite and > 0, got {sigma!r}")
-    shape = np.broadcast_shapes(s.shape, () if size is None else tuple(np.atleast_1d(size).astype(int)))
-    n = int(np.prod(shape)) if shape else 1
+    if not np.all(np.isfinite(s)) or np.any(s < _MIN_SCALE):
+        raise ValueError(f"sigma must be finite and at least {_MIN_SCALE:g}, got {sigma!r}")
+    size = check_shape(size, "size") if size is not None else None
+    try:
+        shape = np.broadcast_shapes(s.shape, () if size is None else size)
+    except ValueError:
+        raise ValueError(f"sigma of shape {s.shape} does not broadcast to size={size!r}") from None
+    n = math.prod(shape)
     check_int(n, "size", 0, MAX_ALLOCATION)
     sb = np.broadcast_to(s, shape).ravel() if shape else s.ravel()
     out = np.empty(n)
@@ -659,8 +680,17 @@ def _em_logits(scores, sensitivity, epsilon, monotonic):
     q = _as_scores(scores)
     if sens == 0:
         raise ValueError("sensitivity must be > 0 for the exponential mechanism")
-    factor = 1.0 if monotonic else 2.0
-    logits = eps * q / (factor * sens)
+    factor = 1.0 if check_bool(monotonic, "monotonic") else 2.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = eps * q / (factor * sens)
+    if np.isnan(logits).any() or (logits == np.inf).any():
+        # eps * q overflowed (a huge epsilon or huge scores): shift first, then scale; the gaps to the best score
+        # are <= 0, so they scale to finite values or -inf (probability 0); an infinite scale is the argmax
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            scale = eps / (factor * sens)
+            gap = q - np.max(q)
+            logits = np.where(gap == 0, 0.0, gap * scale if np.isfinite(scale) else -np.inf)
+        return logits, eps, sens
     # shift so the best option has logit 0: exact in floating point even for scores of 1e6 and more
     return logits - np.max(logits), eps, sens
 
@@ -791,7 +821,11 @@ def exponential_mechanism_top_k(scores, k, sensitivity, epsilon, rng=None, monot
     [1, 2]
     """
     logits, eps, sens = _em_logits(scores, sensitivity, epsilon, monotonic)
-    k = check_int(k, "k", 1, int(np.sum(logits > -np.inf)))
+    q = np.asarray(scores, dtype=float)  # checked by _em_logits
+    k = check_int(k, "k", 1, int(np.sum(q > -np.inf)))
+    # at a huge epsilon (eps * q overflowed) options far below the best have logit -inf: they are then taken
+    # in the order of their scores, as the mechanism does with probability 1 in that limit
+    overflowed = bool(np.any((logits == -np.inf) & (q > -np.inf)))
     rng = check_rng(rng, "rng")
     n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION // max(logits.size, 1))
     _charge(ledger, name, n * k * eps, 0.0, sens)
@@ -801,6 +835,9 @@ def exponential_mechanism_top_k(scores, k, sensitivity, epsilon, rng=None, monot
         b = min(n, a + step)
         g = rng.gumbel(size=(b - a, logits.size))
         g += logits
+        if overflowed:
+            out[a:b] = [np.lexsort((-q, -row))[:k] for row in g]
+            continue
         top = np.argpartition(-g, k - 1, axis=1)[:, :k]
         order = np.argsort(-np.take_along_axis(g, top, axis=1), axis=1)  # selection order
         out[a:b] = np.take_along_axis(top, order, axis=1)
@@ -838,12 +875,17 @@ def exponential_mechanism_intervals(scores, lengths, sensitivity, epsilon, rng=N
     ln = _as_value(lengths, "lengths")
     if ln.shape != q.shape or np.any(ln < 0):
         raise ValueError("lengths must be non-negative, one per score")
-    factor = 1.0 if monotonic else 2.0
-    with np.errstate(divide="ignore"):
+    factor = 1.0 if check_bool(monotonic, "monotonic") else 2.0
+    if sens == 0:
+        raise ValueError("sensitivity must be > 0 for the exponential mechanism")
+    if np.all(ln == 0):
+        raise ValueError("lengths: every piece has length zero")
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         # fold log-length into the score, so the discrete EM with the same ε gives exactly these masses
         s = q + (factor * sens / eps) * np.log(ln)
-    if np.all(s == -np.inf):
-        raise ValueError("lengths: every piece has length zero")
+    if np.isnan(s).any() or (s == np.inf).any() or np.all(s == -np.inf):
+        raise EpsilonTooSmallError(f"epsilon={eps!r} is too small for sensitivity={sens!r}: folding the lengths into "
+                                   f"the scores overflows (raise epsilon or rescale the scores)")
     rng = check_rng(rng, "rng")
     i = exponential_mechanism(s, sens, eps, rng, monotonic, size=size, ledger=ledger, name=name)
     u = rng.random(size=None if size is None else np.shape(i))

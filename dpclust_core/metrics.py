@@ -98,7 +98,8 @@ def nicv(X, centers) -> float:
 
 # ----------------------------------------------------------------------------- WaveCluster metrics
 def _labels(a, name, *, integer=False):
-    """A non-empty array of finite real labels (strings, objects, complex numbers and NaN refused)."""
+    """A non-empty array of finite real labels (strings, objects, complex numbers and NaN refused); with
+    ``integer``, whole numbers only (returned as int64)."""
     if isinstance(a, (str, bytes)):
         raise BadTypeError(f"{name} must be an array of labels (numbers), got a string")
     try:
@@ -114,7 +115,7 @@ def _labels(a, name, *, integer=False):
             raise ValueError(f"{name} contains NaN or infinite values")
         if integer:
             if np.any(raw != np.round(raw)):
-                raise ValueError(f"{name} must hold integers (-1 or any negative value for non-significant)")
+                raise ValueError(f"{name} must hold integer labels, got a fractional value")
             raw = raw.astype(np.int64)
     return raw
 
@@ -178,8 +179,8 @@ def dsg_c(true_grid_labels, private_grid_labels) -> float:
 
 
 def _contingency(pred_t, pred_p):
-    a = _labels(pred_t, "pred_t").ravel()
-    b = _labels(pred_p, "pred_p").ravel()
+    a = _labels(pred_t, "pred_t", integer=True).ravel()
+    b = _labels(pred_p, "pred_p", integer=True).ravel()
     if a.shape != b.shape:
         raise ValueError(f"pred_t and pred_p must have the same length, got {a.size} and {b.size}")
     ua, ia = np.unique(a, return_inverse=True)

@@ -58,6 +58,7 @@ __all__ = [
 
 _MAX_STEPS = 10**8  #: most MH steps (each costs ~3 µs and ~100 bytes of pre-drawn proposal)
 _MAX_POINTS = 10**8  #: largest synthetic dataset
+_MAX_PROPOSAL_VAR = 1e6  #: largest proposal variance (scaled units: the domain has radius about 1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -765,7 +766,7 @@ def pooled_proposal_kmeans(transcript, n_points: int | None = None, *, proposal_
     n_points : int, optional
         M (1..10^8); default the consistent noisy count total.
     proposal_var : float, default 1e-3
-        δ, the variance of every proposal component (> 0).
+        δ, the variance of every proposal component, in (0, 1e6].
     consistency : bool, default True
         Apply the consistency step to the proposal parameters.
     project_centroids : bool, default False
@@ -789,7 +790,7 @@ def pooled_proposal_kmeans(transcript, n_points: int | None = None, *, proposal_
     tr = _check_transcript(transcript)
     if n_points is not None:
         n_points = check_int(n_points, "n_points", 1, _MAX_POINTS)
-    proposal_var = check_real(proposal_var, "proposal_var", low=0.0, low_open=True)
+    proposal_var = check_real(proposal_var, "proposal_var", low=0.0, high=_MAX_PROPOSAL_VAR, low_open=True)
     consistency = check_bool(consistency, "consistency")
     project_centroids = check_bool(project_centroids, "project_centroids")
     n_init = check_int(n_init, "n_init", 0, 1000)
@@ -831,7 +832,7 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
         M, the size of the synthetic dataset (1..10^8), a **public** number; default the consistent noisy
         count total ``round(m_N*)`` (the paper treats N as unknown). Passing the true N publishes it.
     proposal_var : float, default 1e-3
-        δ, the variance of every proposal component (paper: 0.001), > 0.
+        δ, the variance of every proposal component (paper: 0.001), in (0, 1e6].
     hastings : {"labelled", "marginal", "none"}
         ``"labelled"`` (paper §3.3): ``q(x)/q(x')`` evaluated with the mixture labels ``(t, z)`` each point
         was drawn with — an exact MH kernel on the space of (dataset, labels). ``"marginal"``: the
@@ -898,7 +899,7 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
         "n_steps": Int(0, _MAX_STEPS),
         "n_sweeps": NoneOr(Real(0.0, 1e4)),
         "n_points": NoneOr(Int(1, _MAX_POINTS)),
-        "proposal_var": Real(0.0, low_open=True),
+        "proposal_var": Real(0.0, _MAX_PROPOSAL_VAR, low_open=True),
         "hastings": Options("labelled", "marginal", "none"),
         "obs": Options("consistent", "raw"),
         "consistency": Bool(),

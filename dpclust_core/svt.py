@@ -181,6 +181,14 @@ class _Config:
     budget: tuple = ()  # ((name, epsilon), ...) for the ledger; only for private variants
     sensitivity: float = 1.0  # Δ of every query
 
+    def __post_init__(self):
+        # every noise scale is about sensitivity / (a share of epsilon): keep it where noise can be drawn
+        for b in (self.b_rho, self.b_nu, self.resample_b, self.b_out):
+            if b is not None and b != 0 and not 1e-290 <= b <= 1e290:
+                raise ValueError(f"{self.variant}: a noise scale sensitivity / epsilon comes out as {b!r}, outside "
+                                 f"[1e-290, 1e290] where noise can be drawn (sensitivity={self.sensitivity!r}): "
+                                 f"choose epsilon (and the sensitivity) to bring it back")
+
 
 def _check_params(variant, params, allowed):
     extra = set(params) - set(allowed)
@@ -364,7 +372,7 @@ def noise_config(variant: str, epsilon: float, c: int = 1, sensitivity: float = 
     if ratio is not None:
         if e1 is not None or e2 is not None:
             raise ValueError("give either ratio or eps1/eps2, not both")
-        ratio = check_real(ratio, "ratio", low=0.0, low_open=True)
+        ratio = check_real(ratio, "ratio", low=1e-9, high=1e9)
         e1 = rest / (1 + ratio)
         e2 = rest - e1
     elif e1 is None and e2 is None:
@@ -789,6 +797,8 @@ class _Segment:
                 b += (b - a)
         aa = a + eps_in if np.isfinite(lo) else a
         bb = b - eps_in if np.isfinite(hi) else b
+        if not aa < bb:  # an interval narrower than the inset (tiny noise scales, a huge epsilon)
+            aa, bb = a, b
         grid = np.linspace(aa, bb, 257)
         vals = self.logf(grid)
         j = int(np.argmax(vals))
@@ -898,6 +908,17 @@ def _feasible(a, cutoff):
     return True, n_ans
 
 
+def _check_exact_scales(cfg, q, t, epsilon):
+    """The exact integration resolves noise scales within 1e-9..1e9 of the spread of the queries around the
+    threshold; outside that range (an extreme epsilon or sensitivity) it would return 0 or NaN silently."""
+    spread = max(1.0, float(np.max(np.abs(q - t))) if q.size else 1.0)
+    for b in (cfg.b_rho, cfg.b_nu, cfg.resample_b, cfg.b_out):
+        if b and not 1e-9 * spread <= b <= 1e9 * spread:
+            raise ValueError(f"epsilon={epsilon!r} with sensitivity={cfg.sensitivity!r} gives the noise scale {b:.3g}: "
+                             f"the exact integration handles scales within 1e-9..1e9 of the queries' spread "
+                             f"({spread:.3g}); use Monte Carlo (monte_carlo_probability) outside it")
+
+
 def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, epsilon: float, c: int = 1,
                        output: ArrayLike | None = None, *, sensitivity: float = 1.0, upper: ArrayLike | None = None,
                        log: bool = False, **params: Any) -> float:
@@ -952,6 +973,7 @@ def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, e
     a = _pattern(output, q.size)
     u = _check_upper(upper, q.size, cfg, variant)
     log = check_bool(log, "log")
+    _check_exact_scales(cfg, q, t, epsilon)
     ok, n_ans = _feasible(a, cfg.cutoff)
     if not ok:
         return -np.inf if log else 0.0
@@ -1378,7 +1400,8 @@ def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: str = "gptt") -> dic
             return (_log_cdf(z, b_nu) + _log_sf(z - 1, b_nu)) - (_log_cdf(z - 1, b_nu) + _log_sf(z, b_nu))
 
         alpha = math.exp(la)
-        delta = b_rho * math.log(2.0 / alpha)  # |F_ρ^{-1}(α/4)|: ρ-mass outside [−δ, δ] is α/2
+        # |F_ρ^{-1}(α/4)|: ρ-mass outside [−δ, δ] is α/2 (in log space where α underflows, at a huge epsilon)
+        delta = b_rho * (math.log(2.0 / alpha) if alpha > 0 else math.log(2.0) - la)
     elif kind == "lyu_su_li":
         qd = np.zeros(t)
         qn = np.ones(t)
@@ -1391,12 +1414,13 @@ def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: str = "gptt") -> dic
             return _log_cdf(z, b_nu) - _log_cdf(z - 1, b_nu)
 
         alpha = math.exp(la)
-        delta = b_rho * math.log(2.0 / alpha)  # ∫_{−δ}^{δ} p_ρ >= 1 − α/2
+        delta = b_rho * (math.log(2.0 / alpha) if alpha > 0 else math.log(2.0) - la)  # ∫_{−δ}^{δ} p_ρ >= 1 − α/2
     else:
         raise ValueError(f"kind must be 'gptt' or 'lyu_su_li', got {kind!r}")
     zs = np.linspace(-delta, delta, 20001)
     lk = float(np.min(log_kappa(zs)))
-    return {"t": t, "alpha": alpha, "delta": delta, "kappa": math.exp(lk), "log_bound": t * lk - math.log(2.0),
+    return {"t": t, "alpha": alpha, "delta": delta, "kappa": math.exp(lk) if lk < 709.0 else math.inf,
+            "log_bound": t * lk - math.log(2.0),
             "log_ratio": lb - la}
 
 
@@ -1560,7 +1584,7 @@ def select_top_c(method: str, scores: ArrayLike, c: int, epsilon: float, *, n_ru
     rng : None, int or numpy.random.Generator
         The SVT noise is exact discrete Laplace noise (:func:`dpclust_core.mechanisms.laplace_noise`).
     ratio : float, optional
-        ε2/ε1 of the SVT methods (``"svt"``, ``"retraversal"``).
+        ε2/ε1 of the SVT methods (``"svt"``, ``"retraversal"``), in [1e-9, 1e9].
     increment : float
         ReTr's threshold increment, in units of b_ν (>= 0).
     threshold : float, optional
@@ -1603,7 +1627,7 @@ def select_top_c(method: str, scores: ArrayLike, c: int, epsilon: float, *, n_ru
     m = s.size
     n = _check_runs(n_runs, m, what="items")
     if ratio is not None:
-        ratio = check_real(ratio, "ratio", low=0.0, low_open=True)
+        ratio = check_real(ratio, "ratio", low=1e-9, high=1e9)
     increment = check_real(increment, "increment", low=0.0)
     mono = check_bool(monotonic, "monotonic")
     max_passes = check_int(max_passes, "max_passes", 1, MAX_ALLOCATION)

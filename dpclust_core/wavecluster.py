@@ -47,9 +47,10 @@ import pywt
 from scipy import ndimage
 from sklearn.base import ClusterMixin
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, Real,
-                          RandomState, check_bool, check_bounds, check_data, check_epsilon, check_int, check_ledger,
-                          check_options, check_probability, check_real, check_rng)
+from ._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, EpsilonTooSmallError, Int, Ledger,
+                          NoneOr, Options, Real, RandomState, budget_shares, check_bool, check_bounds, check_data,
+                          check_epsilon, check_int, check_ledger, check_options, check_probability, check_real,
+                          check_rng)
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
 from .mechanisms import (exponential_mechanism_intervals, exponential_mechanism_probabilities,
                          laplace_mechanism)
@@ -392,8 +393,11 @@ def em_threshold_probabilities(W, p: float, epsilon: float, upper: float) -> np.
     """
     eps = check_epsilon(epsilon)
     lo, hi, ranks, k = em_threshold_intervals(W, p, upper)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         scores = -np.abs(ranks - k) + (2.0 / eps) * np.log(hi - lo)  # log-length as the base measure
+    if np.isnan(scores).any() or (scores == np.inf).any() or np.all(scores == -np.inf):
+        raise EpsilonTooSmallError(f"epsilon={eps!r} is too small: the interval lengths cannot be folded into the "
+                                   f"scores (raise epsilon)")
     return exponential_mechanism_probabilities(scores, 1.0, eps)
 
 
@@ -544,8 +548,9 @@ def adaptive_grid_synthetic(X, bounds, epsilon: float, rng=None, *, n_public: in
         n_public = check_int(n_public, "n_public", 1, MAX_ALLOCATION)
     if ledger is not None:
         ledger.require(eps, 0.0, name="adaptive_grid_synthetic")
-    N, e_n = DPEstimator._estimate_n(X, _NPublic(n_public), n_share * eps, rng, ledger)
-    return _ag_synthetic(X, low, high, eps - e_n, N, rng, ledger, c, c2, alpha)
+    with budget_shares("adaptive_grid_synthetic", epsilon=eps, n_share=n_share, alpha=alpha):
+        N, e_n = DPEstimator._estimate_n(X, _NPublic(n_public), n_share * eps, rng, ledger)
+        return _ag_synthetic(X, low, high, eps - e_n, N, rng, ledger, c, c2, alpha)
 
 
 class _NPublic:
@@ -805,6 +810,7 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
 
     __doc__ = __doc__.replace("{n_public}", N_PUBLIC_DOC).replace("{n_share}", N_SHARE_DOC)
 
+    _budget_params = ("epsilon", "n_share", "alpha")  # alpha: the threshold share of PrivTHR(_EM)
     _parameters = dict(
         epsilon=Epsilon(), method=Options(*METHODS), grid_size=_GridSize(), p=Real(0.0, 100.0, high_open=True),
         bounds=BoundsSpec(), connectivity=_Connectivity(),

@@ -257,8 +257,11 @@ def test_scaling_validates_once_and_uses_the_kernel():
     for bad in ("1", True, np.nan, 0.0):
         with pytest.raises(ValueError, match="r"):
             scale_to_domain(X, (low, high), r=bad)
-    with pytest.raises(ValueError, match="r=.*too large"):  # an overflowing scale is refused, never inf/NaN
-        scale_to_domain(X, (0.0, 1e-300), r=1e300)
+    # an overflowing scale is refused at the door, never inf/NaN: r is at most 1e6 and a width at least 1e-100
+    with pytest.raises(ValueError, match="r must be <= 1000000"):
+        scale_to_domain(X, (0.0, 1.0), r=1e300)
+    with pytest.raises(ValueError, match="bounds: a width"):
+        scale_to_domain(X, (0.0, 1e-300), r=1.0)
     with pytest.raises(ValueError, match="Z"):
         unscale_from_domain(np.array([[1e300, 0.0]]), (0.0, 1e10))
     with pytest.raises(ValueError, match="return_n_clipped"):

@@ -59,7 +59,7 @@ def rt_validity(X, centers) -> float:
     0.0025
     """
     X = check_data(X, "X")
-    C = check_data(centers, "centers", n_features=X.shape[1])
+    C = check_data(centers, "centers", n_features=X.shape[1], features_of="X")
     inter = _min_pair_sq(C)
     if not inter > 0:
         return float("inf")

@@ -20,8 +20,8 @@ import math
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, BadTypeError, check_data, check_epsilon, check_int, check_options,
-                           check_real, check_rng)
+from .._validation import (MAX_ALLOCATION, BadTypeError, check_data, check_epsilon, check_half_width, check_int,
+                           check_options, check_real, check_rng)
 
 __all__ = [
     "RHO",
@@ -49,7 +49,7 @@ def _check_rho(rho) -> float:
 
 
 def _check_r(r) -> float:
-    return check_real(r, "r", low=0.0, low_open=True)
+    return check_half_width(r)
 
 
 def _check_d(d, name="d") -> int:
@@ -368,7 +368,7 @@ def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rou
     (4, 2)
     """
     eps = check_epsilon(epsilon)
-    em = check_epsilon(eps_m, "eps_m")
+    em = check_real(eps_m, "eps_m", low=0.0, low_open=True)  # a model quantity, not a budget: any size
     max_rounds = check_int(max_rounds, "max_rounds", 1, 10_000)
     min_rounds = check_int(min_rounds, "min_rounds", 1, 10_000)
     if min_rounds > max_rounds:
@@ -435,7 +435,7 @@ def simulate_one_round_mse(X, centroids, epsilon: float, t: int = 1, r: float = 
     True
     """
     X = check_data(X)
-    C0 = check_data(centroids, "centroids", n_features=X.shape[1])
+    C0 = check_data(centroids, "centroids", n_features=X.shape[1], features_of="X")
     d = X.shape[1]
     k = C0.shape[0]
     eps = check_epsilon(epsilon)

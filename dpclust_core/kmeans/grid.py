@@ -37,7 +37,7 @@ import numpy as np
 from .. import _kernels
 from .._validation import (MAX_ALLOCATION, BadTypeError, Epsilon, Int, Ledger, NoneOr, Options, RandomState, Real,
                            Spec, BoundsSpec, check_data, check_epsilon, check_int, check_ledger, check_options,
-                           check_real, check_rng, is_dask_array)
+                           check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
 
@@ -84,7 +84,7 @@ def _check_d(d, name="d") -> int:
 
 
 def _check_r(r, name="r") -> float:
-    return check_real(r, name, low=0.0, low_open=True)
+    return check_half_width(r, name)
 
 
 def _pow(x, y) -> float:
@@ -288,7 +288,8 @@ def eugkm_variance_m(M: float, n: float, epsilon: float, d: int, k: int, r: floa
     n, eps = _check_n(n), check_epsilon(epsilon)
     d, k, r = _check_d(d), check_int(k, "k", 1, MAX_ALLOCATION), _check_r(r)
     with np.errstate(over="ignore", under="ignore"):
-        return float(np.float64(2.0 * d * r * r) * M * _pow(k, (d - 2.0) / d) / (3.0 * np.float64(n) ** 2 * eps ** 2))
+        return float(np.float64(2.0 * d * r * r) * M * _pow(k, (d - 2.0) / d)
+                     / (3.0 * np.float64(n) ** 2 * np.float64(eps) ** 2))
 
 
 def eugkm_variance(n: float, epsilon: float, d: int, k: int, r: float = 1.0, theta: float = 10.0) -> float:
@@ -536,9 +537,10 @@ def weighted_lloyd(points, weights, init, r: float = 1.0, max_iter: int = 30, to
     tol = check_real(tol, "tol", low=0.0)
     A = np.asarray(init) if not isinstance(init, (str, bytes)) else init
     if isinstance(A, np.ndarray) and A.ndim == 3:
-        C = check_data(A.reshape(-1, A.shape[-1]), "init", n_features=P.shape[1]).reshape(A.shape)
+        C = check_data(A.reshape(-1, A.shape[-1]), "init", n_features=P.shape[1],
+                       features_of="points").reshape(A.shape)
         return _lloyd_runs(P, w, C, r, max_iter, tol)
-    C = check_data(A, "init", n_features=P.shape[1])
+    C = check_data(A, "init", n_features=P.shape[1], features_of="points")
     cents, iters = _lloyd_runs(P, w, C[None], r, max_iter, tol)
     return cents[0], int(iters[0])
 
@@ -712,7 +714,7 @@ _COMMON_PARAMS = dict(
     max_cells=Int(1, MAX_CELLS),
     max_iter=Int(1, 10**6),
     tol=Real(0.0),
-    r=Real(0.0, 1e6, low_open=True),
+    r=HalfWidth(),
     n_public=NoneOr(Real(1.0)),
     n_share=Real(0.0, 0.5, low_open=True),
     random_state=RandomState(),

@@ -279,6 +279,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
     """
 
     _accepts_dask = True  # the histogram and the round are reductions over the rows: computed on the workers
+    _budget_params = ("epsilon", "n_share", "rho")
     _parameters = dict(_COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
                        weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
                        rho=Real(0.0, 0.5))

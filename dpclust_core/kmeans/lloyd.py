@@ -34,7 +34,7 @@ import numpy as np
 from .. import _kernels
 from .._validation import (BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
                            Real, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
-                           check_real, check_rng, is_dask_array)
+                           check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
 from .error_models import RHO, _epsilon_m, _n_rounds, budget_split
@@ -169,7 +169,7 @@ def random_centroids(k: int, d: int, r: float = 1.0, rng=None) -> np.ndarray:
     ((3, 2), True)
     """
     k, d = _check_k_d(k, d)
-    r = check_real(r, "r", low=0.0, low_open=True)
+    r = check_half_width(r)
     rng = check_rng(rng)
     return rng.uniform(-r, r, size=(k, d))
 
@@ -215,7 +215,7 @@ def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng=None, *, max_tr
     """
     max_tries = check_int(max_tries, "max_tries", 1, _MAX_ELEMS)
     k, d = _check_k_d(k, d, extra=max_tries)
-    r = check_real(r, "r", low=0.0, low_open=True)
+    r = check_half_width(r)
     tol = check_real(tol, "tol", low=0.0, high=1.0, high_open=True)
     max_steps = check_int(max_steps, "max_steps", 1, 1000)
     return_radius = check_bool(return_radius, "return_radius")
@@ -338,7 +338,7 @@ def lloyd(X, init, n_iter: int = 100, tol: float = 0.0, return_n_iter: bool = Fa
     [[0.0, 0.5], [5.0, 5.5]]
     """
     X = check_data(X)
-    C = check_data(init, "init", n_features=X.shape[1])
+    C = check_data(init, "init", n_features=X.shape[1], features_of="X")
     check_int(C.shape[0], "init (number of rows)", 1, _MAX_K)
     n_iter = check_int(n_iter, "n_iter", 1, 10**6)
     tol = check_real(tol, "tol", low=0.0)
@@ -388,7 +388,7 @@ def best_of_lloyd(X, k: int, n_init: int = 30, rng=None, *, n_iter: int = 100, i
     n_init = check_int(n_init, "n_init", 1, 10_000)
     n_iter = check_int(n_iter, "n_iter", 1, 10**6)
     init = check_options(init, "init", ("k-means++", "sphere_packing", "random"))
-    r = check_real(r, "r", low=0.0, low_open=True)
+    r = check_half_width(r)
     rng = check_rng(rng)
     if init == "k-means++":
         inits = None
@@ -673,6 +673,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
     """
 
     _accepts_dask = True  # every round is a reduction over the rows: computed on the workers
+    _budget_params = ("epsilon", "n_share", "rho")  # rho sets the count/sum split of a round (Eq. 4.7)
     _parameters = {
         "n_clusters": Int(1, _MAX_K),
         "epsilon": Epsilon(),
@@ -680,7 +681,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
         "variant": Options(*_VARIANTS),
         "n_rounds": Options("auto") | Int(1, _MAX_USER_ROUNDS),
         "init": _InitSpec(),
-        "r": Real(0.0, 1e6, low_open=True),
+        "r": HalfWidth(),
         "n_public": NoneOr(Int(1, 2**53)),
         "n_share": Real(0.0, 0.5, low_open=True),
         "rho": Real(0.0, 0.5),

@@ -118,7 +118,7 @@ import numpy as np
 
 from .. import _kernels
 from .._validation import (MAX_ALLOCATION, BoundsSpec, Delta, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
-                           Real)
+                           Real, MAX_BOUND)
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, CentroidMixin, DPEstimator
 from ..mechanisms import exponential_mechanism_intervals, gaussian_mechanism, laplace_mechanism
 
@@ -327,7 +327,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         epsilon=Epsilon(),
         delta=Delta(),
         bounds=BoundsSpec(),
-        radius=NoneOr(Options("private") | Real(0.0, low_open=True)),
+        radius=NoneOr(Options("private") | Real(1e-100, MAX_BOUND)),
         projection_dim=Options("auto") | Int(1, 10_000),
         clip_quantile=Real(0.0, 1.0, low_open=True, high_open=True),
         n_seed_rounds=Int(1, 20),
@@ -425,8 +425,12 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
                                   name="leaf counts")
         noisy_sums = gaussian_mechanism(sums, R_m, eps_leaf_sum, dl, rng, l0_sensitivity=m, ledger=ledger,
                                         name="leaf sums")
-        var_tree, var_fresh = 2.0 / eps_lvl**2, 2.0 / eps_leaf_count**2
-        weights = (tree_counts / var_tree + np.atleast_1d(fresh) / var_fresh) / (1 / var_tree + 1 / var_fresh)
+        if eps_lvl < 1e100 and eps_leaf_count < 1e100:  # inverse-variance weighting of the two counts
+            var_tree, var_fresh = 2.0 / eps_lvl**2, 2.0 / eps_leaf_count**2
+            weights = (tree_counts / var_tree + np.atleast_1d(fresh) / var_fresh) / (1 / var_tree + 1 / var_fresh)
+        else:  # a huge epsilon (both variances 0): the same weighting through the ratio of the variances
+            ratio = (eps_leaf_count / eps_lvl) ** 2  # var_tree / var_fresh
+            weights = (tree_counts + np.atleast_1d(fresh) * ratio) / (1.0 + ratio)
         weights = np.maximum(weights, 1.0)
         leaf_means = _clip_norms(np.atleast_2d(noisy_sums) / weights[:, None], R_m)
         self.coreset_centers_ = leaf_means.copy()

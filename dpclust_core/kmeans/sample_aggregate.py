@@ -49,15 +49,19 @@ import numpy as np
 from .. import _kernels
 from .._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options,
                            RandomState, Real, Spec, check_data, check_epsilon, check_int, check_ledger, check_real,
-                           check_rng)
+                           check_rng, HalfWidth)
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
 from .grid import MAX_K, _check_k_size, _check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
 
-#: Largest number of block centroid coordinates ``l k d`` GkM may hold (memory).
+#: Largest number of candidate coordinates PGkM may hold (memory).
 _MAX_BLOCK_ELEMS = 2**26
+#: Largest number of block centroid coordinates ``l k d`` GkM may hold: each costs about 100 bytes in the fit
+#: (centroids, per-block uniforms, sorting, the private quantiles), so 2^22 keeps a fit under ~0.5 GB even when a
+#: huge public N asks for more blocks than there are records (2^26 went past 2 GB for 60 records).
+_MAX_GKM_BLOCK_ELEMS = 2**22
 #: Default public cap on PGkM's number of rounds.
 PGKM_MAX_ROUNDS = 30
 
@@ -243,7 +247,7 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         The **public** domain (required); data are scaled into ``[-r, r]^d`` and clipped.
     n_blocks : int, optional
         l, the number of blocks. None: ``round(N^block_exponent)`` with the noisy N (or ``n_public``), capped so
-        that the block centroids (``l k d`` numbers) stay below 2^26.
+        that the block centroids (``l k d`` numbers) stay below 2^22.
     block_exponent : float, default 0.4
         GUPT's and the thesis's exponent, in (0, 1].
     range_estimation : {"quantile", "domain"}, default "quantile"
@@ -296,7 +300,7 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         n_clusters=Int(1, MAX_K), epsilon=Epsilon(), bounds=BoundsSpec(),
         n_blocks=NoneOr(Int(1, MAX_ALLOCATION)), block_exponent=Real(0.0, 1.0, low_open=True),
         range_estimation=Options("quantile", "domain"), range_quantiles=_QuantilePairSpec(),
-        n_iter=Int(1, 10_000), aggregate=Options("posterior_mean", "clip"), r=Real(0.0, 1e6, low_open=True),
+        n_iter=Int(1, 10_000), aggregate=Options("posterior_mean", "clip"), r=HalfWidth(),
         n_public=NoneOr(Real(1.0)), n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(),
         ledger=Ledger())
 
@@ -323,11 +327,11 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         k, d = p.n_clusters, X.shape[1]
         r = p.r
         _check_k_size(k, d)
-        cap = max(1, _MAX_BLOCK_ELEMS // (k * d))
+        cap = max(1, _MAX_GKM_BLOCK_ELEMS // (k * d))
         if p.n_blocks is not None:
             if p.n_blocks > cap:
                 raise ValueError(f"n_blocks={p.n_blocks} is too large: l x k x d block centroids must stay below "
-                                 f"{_MAX_BLOCK_ELEMS} (at most {cap} blocks here)")
+                                 f"{_MAX_GKM_BLOCK_ELEMS} (at most {cap} blocks here)")
             ell, n_est, eps_n = p.n_blocks, None, 0.0
         else:
             n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
@@ -590,7 +594,7 @@ class PGkM(ScaledCentroidMixin, DPEstimator):
         n_clusters=Int(1, MAX_K), epsilon=Epsilon(), bounds=BoundsSpec(), pool_size=Int(2, 100_000),
         n_select=Int(1, 100_000), n_rounds=_RoundsSpec(), max_rounds=Int(1, 100_000),
         mutation_scale=Real(0.0, low_open=True), mutation_decay=Real(0.0, 1.0, low_open=True),
-        init_spread=NoneOr(Real(0.0, 1.0, low_open=True)), r=Real(0.0, 1e6, low_open=True),
+        init_spread=NoneOr(Real(0.0, 1.0, low_open=True)), r=HalfWidth(),
         n_public=NoneOr(Real(1.0)),
         n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(), ledger=Ledger())
 

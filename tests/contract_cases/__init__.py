@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 _MODULES = ["foundation", "lloyd", "postprocess", "kmeans", "wavecluster", "data_metrics", "ktuple_gmm", "svt",
-            "bounds", "highdim", "dask"]
+            "bounds", "highdim", "dask", "advisor"]
 
 
 def blobs(n=300, d=2, k=3, seed=0, scale=0.05, low=-1.0, high=1.0):
@@ -58,6 +58,7 @@ class FunctionCase:
     fn: Callable
     kwargs: dict
     kinds: dict = field(default_factory=dict)  # argument name -> kind in tests/test_bad_input.py
+    nan_ok: bool = False  # the function documents NaN in its result (e.g. for a skipped method)
 
 
 def collect():

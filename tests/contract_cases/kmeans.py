@@ -97,11 +97,11 @@ FUNCTIONS = [
                  dict(init="values", max_iter="positive_int", tol="nonneg_real")),
     # hybrid.py
     FunctionCase("hybrid_mse", hybrid.hybrid_mse, dict(epsilon=0.5, f=0.3, n=5000, d=2, k=3),
-                 dict(epsilon="epsilon", f="probability", n="positive_real", d="positive_int", k="positive_int",
-                      r="positive_real", theta="positive_real")),
+                 dict(epsilon="epsilon", f="probability_vec", n="positive_real", d="positive_int", k="positive_int",
+                      r="positive_real", theta="positive_real", include_bias="flag")),
     FunctionCase("hybrid_decision", hybrid.hybrid_decision, dict(n=5000, d=2, k=3, epsilon=0.5),
                  dict(n="positive_real", d="positive_int", k="positive_int", epsilon="epsilon", r="positive_real",
-                      theta="positive_real")),
+                      theta="positive_real", policy="option", include_bias="flag", f_step="probability")),
     # sample_aggregate.py
     FunctionCase("gkm_noise_scale", sa.gkm_noise_scale, dict(widths=np.array([0.5, 2.0]), k=5, n_blocks=100,
                                                             epsilon=0.1),

@@ -21,7 +21,7 @@ def _variant_case(name):
     if svt.VARIANTS[name].private:
         kwargs["ledger"] = PrivacyLedger()
         kinds["ledger"] = "ledger"
-    return FunctionCase(f"svt.{name}", getattr(svt, name), kwargs, kinds)
+    return FunctionCase(f"svt.{name}", getattr(svt, name), kwargs, kinds, nan_ok=True)  # NaN: halted
 
 
 def _laplace_count(data, n, rng):
@@ -32,19 +32,20 @@ FUNCTIONS = [
     FunctionCase("svt.run", svt.run,
                  dict(variant="lyu_su_li", queries=Q2, threshold=0.5, epsilon=1.0, c=1, n_runs=3, rng=0,
                       ledger=PrivacyLedger()),
-                 dict(_RUN_KINDS, ledger="ledger")),
+                 dict(_RUN_KINDS, ledger="ledger"), nan_ok=True),  # NaN marks the queries after the run halted
     *[_variant_case(name) for name in svt.VARIANTS],
     FunctionCase("svt.noise_config", svt.noise_config, dict(variant="standard", epsilon=1.0, c=2, sensitivity=1.0),
                  dict(epsilon="epsilon", c="positive_int", sensitivity="positive_real")),
     FunctionCase("svt.optimal_split", svt.optimal_split, dict(epsilon=1.0, c=3),
-                 dict(epsilon="epsilon", c="positive_int")),
+                 dict(epsilon="epsilon", c="positive_int", monotonic="flag")),
     FunctionCase("svt.comparison_noise_std", svt.comparison_noise_std,
                  dict(fraction=0.3, epsilon=1.0, c=3, sensitivity=1.0),
-                 dict(fraction="probability", epsilon="epsilon", c="positive_int", sensitivity="positive_real")),
+                 dict(fraction="probability_vec", epsilon="epsilon", c="positive_int", sensitivity="positive_real",
+                      monotonic="flag")),
     FunctionCase("svt.output_probability", svt.output_probability,
                  dict(variant="roth_2011", queries=Q2, threshold=0.0, epsilon=1.0, c=1, output=np.array([0.0, 1.0]),
                       upper=np.array([np.inf, 0.0])),
-                 dict(queries="values", threshold="values", epsilon="epsilon", c="positive_int", upper="values",
+                 dict(queries="values", threshold="values", epsilon="epsilon", c="positive_int", upper="values_inf_ok",
                       sensitivity="positive_real")),
     FunctionCase("svt.privacy_loss", svt.privacy_loss,
                  dict(variant="lee_clifton_2014", queries=Q2, queries_neighbour=Q2N, threshold=0.0, epsilon=1.0, c=1,
@@ -59,7 +60,7 @@ FUNCTIONS = [
     FunctionCase("svt.matches_output", svt.matches_output,
                  dict(outputs=np.array([[0.0, 1.0], [1.0, np.nan]]), output=np.array([0.0, 1.0]),
                       upper=np.array([np.inf, 2.0])),
-                 dict(upper="values")),
+                 dict(upper="values_inf_ok")),
     FunctionCase("svt.audit_variant", svt.audit_variant,
                  dict(variant="stoddard_2014", queries=Q2, queries_neighbour=Q2N, threshold=0.0, epsilon=1.0, c=1,
                       n_samples=500, rng=0),
@@ -109,6 +110,6 @@ FUNCTIONS = [
     # the top-k exponential mechanism (added to mechanisms.py for select_top_c)
     FunctionCase("exponential_mechanism_top_k", mechanisms.exponential_mechanism_top_k,
                  dict(scores=np.array([0.0, 1.0, 2.0]), k=2, sensitivity=1.0, epsilon=1.0, rng=0, size=3),
-                 dict(scores="values", k="positive_int", epsilon="epsilon", rng="random_state", size="size",
-                      ledger="ledger")),
+                 dict(scores="scores", k="positive_int", sensitivity="positive_real", epsilon="epsilon",
+                      rng="random_state", size="size", ledger="ledger", monotonic="flag")),
 ]
