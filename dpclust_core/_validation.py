@@ -18,8 +18,11 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
+    "ArrayLike",
+    "RNGLike",
     "BadTypeError",
     "EpsilonTooSmallError",
     "MIN_EPSILON",
@@ -50,6 +53,11 @@ __all__ = [
 #: Largest number of rows or runs an argument may ask the package to allocate at once (a public cap that
 #: turns a typo such as ``n_runs=10**12`` into a clear error instead of a 512 GiB allocation).
 MAX_ALLOCATION = 2**31
+
+#: What an ``rng`` or ``random_state`` argument accepts (see :func:`check_rng`): None (fresh entropy), a
+#: non-negative int seed, a ``numpy.random.SeedSequence`` or a ``numpy.random.Generator``. The type hints of the
+#: package use it with ``ArrayLike`` (re-exported from ``numpy.typing``) for array inputs.
+RNGLike = np.random.Generator | np.random.SeedSequence | int | None
 
 
 #: Smallest epsilon accepted: the noise of a release at a smaller epsilon would be more than 10^50 times its

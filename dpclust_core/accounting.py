@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import html
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ._validation import BadTypeError, _is_real_scalar, check_delta, check_epsilon, check_int, check_real
@@ -120,7 +121,7 @@ class PrivacyLedger:
     dpclust_core.accounting.BudgetExceededError: 'too much' would spend epsilon=1.25 > budget 1
     """
 
-    def __init__(self, budget_epsilon: float | None = None, budget_delta: float = 0.0):
+    def __init__(self, budget_epsilon: float | None = None, budget_delta: float = 0.0) -> None:
         self.budget_epsilon = None if budget_epsilon is None else check_epsilon(budget_epsilon, "budget_epsilon")
         if not _is_real_scalar(budget_delta):
             raise BadTypeError(f"budget_delta must be a real number in [0, 1), got {budget_delta!r}")
@@ -171,7 +172,7 @@ class PrivacyLedger:
             raise BudgetExceededError(f"{what} delta={dl:.6g} > budget {self.budget_delta:.6g}")
 
     @contextlib.contextmanager
-    def parallel(self, name: str = "parallel"):
+    def parallel(self, name: str = "parallel") -> Iterator[_ParallelHandle]:
         """Context for parallel composition over disjoint parts of the data (Props. 2.2.3 and 2.2.6).
 
         Yields a handle whose ``partition()`` context marks one disjoint part. The group's cost is the
@@ -181,13 +182,13 @@ class PrivacyLedger:
         yield from self._open(_Group(str(name), parallel=True))
 
     @contextlib.contextmanager
-    def group(self, name: str):
+    def group(self, name: str) -> Iterator[str]:
         """Context whose entries form one named sequential group (e.g. one fit of an estimator)."""
         yield from self._open(_Group(str(name)))
 
     # -------- groups charged by a composition rule (the releases inside are recorded by the mechanisms)
     @contextlib.contextmanager
-    def subsampled(self, name: str, m: int, n: int):
+    def subsampled(self, name: str, m: int, n: int) -> Iterator[str]:
         """Context for releases computed on a uniform sample of ``m`` of ``n`` records drawn without
         replacement: the group's sequential cost ``(eps*, delta*)`` is charged as :func:`subsample_wor`
         ``(eps*, delta*, m, n)`` (Balle, Barthe & Gaboardi 2018; substitution neighbours, n public)."""
@@ -195,7 +196,7 @@ class PrivacyLedger:
         yield from self._open(_Group(str(name), rule=("subsample_wor", m, n)))
 
     @contextlib.contextmanager
-    def advanced(self, name: str, delta_prime: float):
+    def advanced(self, name: str, delta_prime: float) -> Iterator[str]:
         """Context whose direct items (entries or sub-groups, one per adaptive release) compose by
         :func:`advanced_composition` with slack ``delta_prime``: ``k`` items costing at most ``(eps0, delta0)``
         each are charged ``advanced_composition(eps0, delta0, k, delta_prime)``."""
@@ -203,7 +204,7 @@ class PrivacyLedger:
         yield from self._open(_Group(str(name), rule=("advanced", dp)))
 
     @contextlib.contextmanager
-    def group_privacy(self, name: str, g: int):
+    def group_privacy(self, name: str, g: int) -> Iterator[str]:
         """Context for releases that are (eps, delta)-DP per record but whose inputs can differ in up to ``g``
         records between neighbouring datasets: the group's sequential cost is charged as :func:`group_privacy`
         ``(eps, delta, g)``."""
@@ -410,7 +411,7 @@ class _ParallelHandle:
         self._grp = grp
 
     @contextlib.contextmanager
-    def partition(self):
+    def partition(self) -> Iterator[int]:
         """Mark one disjoint part of the data; its entries compose sequentially among themselves."""
         grp = self._grp
         if grp.current is not None:
@@ -424,7 +425,7 @@ class _ParallelHandle:
 
 
 # ===================================================================================== composition rules
-def advanced_composition(eps0, delta0, k, delta_prime):
+def advanced_composition(eps0: float, delta0: float, k: int, delta_prime: float) -> tuple[float, float]:
     """k-fold adaptive composition of (eps0, delta0)-DP mechanisms (Dwork, Rothblum & Vadhan 2010; Dwork &
     Roth 2014, Thm 3.20): ``(sqrt(2k ln(1/delta')) eps0 + k eps0 (e^{eps0} - 1),  k delta0 + delta')``.
 
@@ -446,7 +447,7 @@ def advanced_composition(eps0, delta0, k, delta_prime):
     return (math.sqrt(2 * k * math.log(1 / dp)) * eps0 + k * eps0 * math.expm1(eps0), k * delta0 + dp)
 
 
-def advanced_composition_inverse(eps_total, k, delta_prime):
+def advanced_composition_inverse(eps_total: float, k: int, delta_prime: float) -> float:
     """Largest per-call eps0 with ``advanced_composition(eps0, ., k, delta_prime)[0] <= eps_total``.
 
     The composed epsilon increases with eps0: bisection, returning the lower end, so never over budget.
@@ -473,7 +474,7 @@ def advanced_composition_inverse(eps_total, k, delta_prime):
     return lo
 
 
-def group_privacy(eps, delta, g):
+def group_privacy(eps: float, delta: float, g: int) -> tuple[float, float]:
     """Group privacy: an (eps, delta)-DP mechanism is ``(g eps, g e^{(g-1) eps} delta)``-DP for datasets
     at distance g (the delta is capped at 1, which holds for every mechanism)."""
     eps = check_real(eps, "eps", low=0.0)
@@ -496,7 +497,7 @@ def _check_m_n(m, n):
     return m, n
 
 
-def subsample_wor(eps_star, delta_star, m, n):
+def subsample_wor(eps_star: float, delta_star: float, m: int, n: int) -> tuple[float, float]:
     """Amplification by subsampling m of n without replacement, substitution neighbours (Balle, Barthe &
     Gaboardi 2018): ``(ln(1 + (m/n)(e^{eps*} - 1)), (m/n) delta*)``."""
     eps_star = check_real(eps_star, "eps_star", low=0.0)
@@ -513,7 +514,7 @@ def _log1p_a_expm1(a, x):
     return x + math.log(a + (1.0 - a) * math.exp(-x))
 
 
-def subsample_wor_inverse(eps_target, m, n):
+def subsample_wor_inverse(eps_target: float, m: int, n: int) -> float:
     """The eps* an m-of-n sampled mechanism may use so that :func:`subsample_wor` gives ``eps_target``:
     ``ln(1 + (n/m)(e^{eps_target} - 1))``."""
     eps_target = check_epsilon(eps_target, "eps_target")
@@ -521,7 +522,7 @@ def subsample_wor_inverse(eps_target, m, n):
     return _log1p_a_expm1(n / m, eps_target)
 
 
-def subsample_kln11(eps_star, delta_star, m, n, eps):
+def subsample_kln11(eps_star: float, delta_star: float, m: int, n: int, eps: float) -> tuple[float, float]:
     """Kasiviswanathan et al. 2011 as restated by Bun et al. 2015: for eps <= 1 and
     ``n >= (m/eps)(3 + e^{2 eps*})``, sampling m of n without replacement is
     ``(eps, 4 eps delta*/(3 + e^{2 eps*}))``-DP. Raises if the condition fails."""
@@ -538,7 +539,7 @@ def subsample_kln11(eps_star, delta_star, m, n, eps):
     return eps, 4 * eps * delta_star / (3 + grow)
 
 
-def subsample_wr_bnsv15(eps_star, delta_star, m, n):
+def subsample_wr_bnsv15(eps_star: float, delta_star: float, m: int, n: int) -> tuple[float, float]:
     """Bun, Nissim, Stemmer & Vadhan 2015, with replacement: for eps* <= 1 and n >= 2m, sampling m of n rows
     with replacement gives ``(6 eps* m/n, exp(6 eps* m/n) (4m/n) delta*)``."""
     eps_star = check_real(eps_star, "eps_star", low=0.0)
@@ -553,20 +554,20 @@ def subsample_wr_bnsv15(eps_star, delta_star, m, n):
     return e, math.exp(e) * (4 * m / n) * delta_star
 
 
-def zcdp_to_dp(rho, delta):
+def zcdp_to_dp(rho: float, delta: float) -> float:
     """rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every delta > 0 (Bun & Steinke 2016)."""
     rho = check_real(rho, "rho", low=0.0)
     delta = check_delta(delta)
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
-def dp_to_zcdp(eps):
+def dp_to_zcdp(eps: float) -> float:
     """eps-DP (pure) implies ``eps^2 / 2``-zCDP (Bun & Steinke 2016)."""
     e = check_epsilon(eps, "eps")
     return e * e / 2  # inf (not an OverflowError) for a huge eps
 
 
-def gaussian_zcdp(l2_sensitivity, sigma):
+def gaussian_zcdp(l2_sensitivity: float, sigma: float) -> float:
     """The Gaussian mechanism with L2 sensitivity Δ and noise σ is ``Δ² / (2σ²)``-zCDP (Bun & Steinke 2016)."""
     sens = check_real(l2_sensitivity, "l2_sensitivity", low=0.0)
     sigma = check_real(sigma, "sigma", low=0.0, low_open=True)

@@ -24,13 +24,13 @@ confidence.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from scipy import stats
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, check_epsilon, check_int, check_probability, check_real,
-                          check_rng)
+from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_epsilon, check_int,
+                          check_probability, check_real, check_rng)
 
 __all__ = ["AuditResult", "audit", "fisher_thinned_pvalue", "epsilon_lower_bound"]
 
@@ -109,7 +109,8 @@ def _counts(x, name, n, *, scalar=False):
     return a.astype(np.int64)
 
 
-def fisher_thinned_pvalue(c1, c2, n: int, epsilon: float, rng=None, thinned=None) -> float | np.ndarray:
+def fisher_thinned_pvalue(c1: int | ArrayLike, c2: int | ArrayLike, n: int, epsilon: float, rng: RNGLike = None,
+                          thinned: int | ArrayLike | None = None) -> float | np.ndarray:
     """One-sided p-value for H0: p1 <= e^eps p2, from counts ``c1, c2`` out of ``n`` draws each.
 
     ``c1`` is thinned by Binomial(c1, e^-eps) (drawn from ``rng``) unless ``thinned`` is given, then
@@ -216,9 +217,9 @@ def _continuous_events(s1: np.ndarray, s2: np.ndarray, n_grid: int):
     return events
 
 
-def audit(mechanism: Callable, d1, d2, epsilon: float, *, n_samples: int = 200_000,
+def audit(mechanism: Callable, d1: Any, d2: Any, epsilon: float, *, n_samples: int = 200_000,
           events: Sequence | None = None, statistic: Callable | None = None, n_grid: int = 40,
-          delta: float = 0.0, confidence: float = 0.95, rng=None) -> AuditResult:
+          delta: float = 0.0, confidence: float = 0.95, rng: RNGLike = None) -> AuditResult:
     """Test the claim "``mechanism`` is ``epsilon``-DP" on the neighbouring inputs ``d1`` and ``d2``.
 
     Parameters

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import NotFittedError
 
 from . import _kernels
-from ._validation import budget_shares, check_bounds, check_data, check_rng, is_dask_array
+from ._validation import ArrayLike, budget_shares, check_bounds, check_data, check_rng, is_dask_array
 from .accounting import PrivacyLedger
 from .mechanisms import laplace_mechanism
 
@@ -84,7 +84,7 @@ class Estimator(BaseEstimator):
         return hasattr(self, "n_features_in_")
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Estimator:
         """Fit on ``X`` of shape (n_samples, n_features); ``y`` is ignored. Returns self."""
         p = self._validate_params()
         X = self._validate_data(X)
@@ -111,7 +111,7 @@ class DPEstimator(Estimator):
     def _privacy_cost(self, p):
         return p.epsilon, getattr(p, "delta", 0.0) or 0.0
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> DPEstimator:
         """Fit on ``X`` (n_samples, n_features) with the whole budget; ``y`` is ignored. Returns self.
 
         Raises ``BudgetExceededError`` before reading ``X`` when a shared ``ledger`` cannot afford the fit.
@@ -172,24 +172,24 @@ class CentroidMixin(ClusterMixin):
     def _predict_space(self, X):
         return X, self.cluster_centers_
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Index of the nearest centre for every row of ``X`` (ties go to the lowest index)."""
         self._check_fitted("cluster_centers_")
         X = check_data(X, n_features=self.n_features_in_)
         Z, C = self._predict_space(X)
         return _kernels.assign(Z, C)
 
-    def fit_predict(self, X, y=None):
+    def fit_predict(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
         """``fit(X)`` then ``predict(X)``. The labels of private training data are **not** private."""
         return self.fit(X).predict(X)
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Euclidean distance of every row of ``X`` to every centre, in the original units: shape (n, k)."""
         self._check_fitted("cluster_centers_")
         X = check_data(X, n_features=self.n_features_in_)
         return np.sqrt(_kernels.sq_distances(X, self.cluster_centers_))
 
-    def score(self, X, y=None):
+    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans)."""
         self._check_fitted("cluster_centers_")
         X = check_data(X, n_features=self.n_features_in_)

@@ -71,8 +71,8 @@ import warnings
 
 import numpy as np
 
-from ._validation import (BadTypeError, _is_int_scalar, budget_shares, check_data, check_epsilon, check_ledger,
-                          check_real, check_rng)
+from ._validation import (ArrayLike, BadTypeError, RNGLike, _is_int_scalar, budget_shares, check_data,
+                          check_epsilon, check_ledger, check_real, check_rng)
 from .accounting import PrivacyLedger
 from .mechanisms import exponential_mechanism, exponential_mechanism_intervals
 
@@ -265,8 +265,9 @@ def _split_budget(eps, shares):
 
 
 # ============================================================================================ public
-def private_bounds(X, epsilon: float, *, quantile: float = 0.99, locate_share: float = 0.6, weights=None,
-                   log2_range: tuple[int, int] = (-64, 64), n_public: float | None = None, random_state=None,
+def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, locate_share: float = 0.6,
+                   weights: ArrayLike | None = None, log2_range: tuple[int, int] = (-64, 64),
+                   n_public: float | None = None, random_state: RNGLike = None,
                    ledger: PrivacyLedger | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A private box ``(low, high)`` around the data, found with no public range (ε-DP, add/remove-one).
 

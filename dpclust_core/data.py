@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, check_bool, check_bounds, check_data, check_half_width, check_positive_int,
-                          check_real, check_rng)
+from ._validation import (MAX_ALLOCATION, ArrayLike, RNGLike, check_bool, check_bounds, check_data, check_half_width,
+                          check_positive_int, check_real, check_rng)
 
 __all__ = ["make_blobs_ratio", "make_s1_like", "scale_to_domain", "unscale_from_domain", "clip_to_domain",
            "make_tiger_like"]
@@ -59,8 +59,9 @@ def _place_centers(k, d, min_dist, rng, low=-0.8, high=0.8, max_tries=2000):
     return centers
 
 
-def make_blobs_ratio(n_samples=10_000, n_clusters=5, n_features=2, *, separation=0.21, n_outliers=None,
-                     r=1.0, random_state=None, return_centers=False):
+def make_blobs_ratio(n_samples: int = 10_000, n_clusters: int = 5, n_features: int = 2, *,
+                     separation: float = 0.21, n_outliers: int | None = None, r: float = 1.0,
+                     random_state: RNGLike = None, return_centers: bool = False) -> tuple[np.ndarray, ...]:
     """Gaussian clusters with sizes in ratio 1:2:...:k plus uniform outliers, in ``[-r, r]^d``.
 
     A stand-in for the thesis's *Synthe* datasets (clusterGeneration, sizes ∝ 1:2:…:k, outliers
@@ -132,7 +133,8 @@ def make_blobs_ratio(n_samples=10_000, n_clusters=5, n_features=2, *, separation
     return (X, y, centers) if return_centers else (X, y)
 
 
-def make_s1_like(n_samples=5000, *, random_state=None, return_centers=False):
+def make_s1_like(n_samples: int = 5000, *, random_state: RNGLike = None,
+                 return_centers: bool = False) -> tuple[np.ndarray, ...]:
     """A seeded stand-in for Fränti's S1: 15 Gaussian clusters in 2-D, scaled to ``[-1, 1]^2``.
 
     S1 has 5,000 points in 15 roughly equal, well-separated Gaussian clusters with a little overlap.
@@ -196,7 +198,7 @@ def _scale_coefficients(low, high, r):
         raise ValueError(f"r={r!r} is too large for these bounds: the scaling overflows a float")
 
 
-def clip_to_domain(X, bounds):
+def clip_to_domain(X: ArrayLike, bounds: ArrayLike) -> tuple[np.ndarray, int]:
     """Clip every coordinate of ``X`` onto the public ``bounds``.
 
     Parameters
@@ -224,7 +226,8 @@ def clip_to_domain(X, bounds):
     return Xc, n_clipped
 
 
-def scale_to_domain(X, bounds, r: float = 1.0, *, return_n_clipped: bool = False):
+def scale_to_domain(X: ArrayLike, bounds: ArrayLike, r: float = 1.0, *,
+                    return_n_clipped: bool = False) -> np.ndarray | tuple[np.ndarray, int]:
     """Map ``X`` from the public box ``bounds`` into ``[-r, r]^d``, clipping outliers onto the boundary.
 
     Points outside ``bounds`` are **clipped** onto the boundary. Clipping is what keeps the sensitivity of a
@@ -263,7 +266,7 @@ def scale_to_domain(X, bounds, r: float = 1.0, *, return_n_clipped: bool = False
     return Z, n_clipped
 
 
-def unscale_from_domain(Z, bounds, r: float = 1.0):
+def unscale_from_domain(Z: ArrayLike, bounds: ArrayLike, r: float = 1.0) -> np.ndarray:
     """Inverse of :func:`scale_to_domain` (without the clipping): from ``[-r, r]^d`` back to ``bounds``.
 
     Parameters
@@ -306,7 +309,7 @@ def _cities(n, centers, spreads, weights, rng):
     return X, lab
 
 
-def make_gowalla_like(n_samples=107_091, *, random_state=None):
+def make_gowalla_like(n_samples: int = 107_091, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for the thesis's Gowalla set (one check-in location per user; 107,091 x 2; k = 5).
 
     Longitude/latitude of five populated regions (North America heaviest, as Gowalla was US-based; Europe;
@@ -355,7 +358,7 @@ def make_gowalla_like(n_samples=107_091, *, random_state=None):
     return Z[perm], y[perm]
 
 
-def make_tiger_like(n_samples=16_281, *, random_state=None):
+def make_tiger_like(n_samples: int = 16_281, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for the TIGER set of the thesis and of Lee & Kifer (1% of the road intersections of Washington
     and New Mexico; 16,281 x 2; k = 2).
 
@@ -399,7 +402,7 @@ def make_tiger_like(n_samples=16_281, *, random_state=None):
     return X[perm], y[perm]
 
 
-def make_image_like(n_samples=34_112, *, random_state=None):
+def make_image_like(n_samples: int = 34_112, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for the thesis's Image set (RGB vectors of an image, Fränti; 34,112 x 3; k = 3).
 
     Pixels of a natural image: three broad, overlapping colour populations (dark shadows, mid-tone greens/browns,
@@ -432,7 +435,8 @@ ADULT_NUM_BOUNDS = (np.array([17.0, 12_285.0, 1.0, 0.0, 0.0, 1.0]),
                     np.array([90.0, 1_490_400.0, 16.0, 99_999.0, 4_356.0, 99.0]))
 
 
-def make_adult_num_like(n_samples=48_841, *, random_state=None, return_raw=False):
+def make_adult_num_like(n_samples: int = 48_841, *, random_state: RNGLike = None,
+                        return_raw: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for Adult-num (the six numerical attributes of UCI Adult; 48,841 x 6; k = 5).
 
     Attributes as in Adult: age (17–90, right-skewed), fnlwgt (log-normal), education-num (integers 1–16),
@@ -471,7 +475,7 @@ def make_adult_num_like(n_samples=48_841, *, random_state=None, return_raw=False
     return _to_box(raw, *ADULT_NUM_BOUNDS), typ
 
 
-def make_lifesci_like(n_samples=26_733, *, random_state=None):
+def make_lifesci_like(n_samples: int = 26_733, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for Lifesci (top 10 principal components of a life-science data set; 26,733 x 10; k = 3).
 
     Principal components: uncorrelated coordinates with decreasing variances (sd ∝ 1/sqrt(i)), with three
@@ -522,7 +526,7 @@ def _upsample(seeds, n_samples, jitter, rng):
     return seeds[reps] + rng.normal(scale=jitter, size=(n_samples, 2)), reps  # not privacy noise: synthetic data
 
 
-def make_ds1_like(n_samples=30_000, *, random_state=None):
+def make_ds1_like(n_samples: int = 30_000, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Seeded look-alike of the WaveCluster paper's DS1: 15 Gaussian clusters with graded overlap, in [0, 1]^2.
 
     Fixed centres in the layout of the paper's Fig. 4 (S-set style), random anisotropic spreads (one cluster
@@ -551,7 +555,7 @@ def make_ds1_like(n_samples=30_000, *, random_state=None):
     return X[perm], y[perm]
 
 
-def make_ds2_like(n_samples=31_200, *, random_state=None):
+def make_ds2_like(n_samples: int = 31_200, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Seeded look-alike of DS2: three interleaved spirals (Chang & Yeung's Spiral, 312 seeds) up-sampled.
 
     Each arm is an Archimedean spiral of 104 seed points winding three quarters of a turn outwards from near the centre,
@@ -606,7 +610,7 @@ def _in_shapes(P):
     return lab
 
 
-def make_ds3_like(n_samples=31_520, *, random_state=None):
+def make_ds3_like(n_samples: int = 31_520, *, random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Seeded look-alike of DS3 (Aggregation-like, 788 seeds up-sampled 40×): 5 clusters of various shapes.
 
     A concave blob, a small disk, two "dumbbells" (two sub-components joined by a narrow line-shaped bridge)
@@ -659,8 +663,9 @@ WAVECLUSTER_REAL_N = {"ds1": 30_000, "ds2": 31_200, "ds3": 31_520}
 __all__ += ["make_lsh_mixture", "make_letter_like", "make_segment_like", "LETTER_BOUNDS", "SEGMENT_BOUNDS"]
 
 
-def make_lsh_mixture(n_samples=100_000, n_features=100, n_clusters=64, *, cluster_ratio=8.0, radius=1.0,
-                     random_state=None):
+def make_lsh_mixture(n_samples: int = 100_000, n_features: int = 100, n_clusters: int = 64, *,
+                     cluster_ratio: float = 8.0, radius: float = 1.0,
+                     random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """The synthetic benchmark of Google's private-clustering library: a tight mixture in the ball of ``radius``.
 
     As Google's ``learning/clustering/demo/data_generation.py`` with the parameters of its benchmark (100,000
@@ -706,7 +711,8 @@ _LETTER_SD = np.array([1.91, 3.30, 2.01, 2.26, 2.19, 2.03, 2.33, 2.70, 2.38, 2.4
                        1.62])
 
 
-def make_letter_like(n_samples=20_000, *, random_state=None, return_raw=False):
+def make_letter_like(n_samples: int = 20_000, *, random_state: RNGLike = None,
+                     return_raw: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for UCI Letter Recognition (20,000 x 16; 26 letters; k = 16 in the private k-means benchmarks).
 
     Sixteen integer attributes in 0-15 with about the means and standard deviations documented for the real
@@ -768,7 +774,8 @@ _SEGMENT_CLASSES = (  # (R, G, B) mean, log-spread of the colour, image rows, ed
 )
 
 
-def make_segment_like(n_samples=2_310, *, random_state=None, return_raw=False):
+def make_segment_like(n_samples: int = 2_310, *, random_state: RNGLike = None,
+                      return_raw: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Stand-in for UCI Image Segmentation (2,310 x 18 without the constant region-pixel-count; 7 classes).
 
     Seven equally frequent classes of 3 x 3 outdoor-image regions (brickface, sky, foliage, cement, window,

@@ -42,16 +42,19 @@ Experiments (§7): :func:`simulate_chunk_means` (exact fast simulator of ``Sampl
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from scipy import optimize, special
 
 from . import _kernels
 from . import ktuple as _kt
-from ._validation import (MAX_ALLOCATION, MAX_BOUND, BadTypeError, Bool, Delta, Epsilon, Int, Ledger, NoneOr,
-                          Options, Radius, RandomState, Real, Spec, budget_shares, check_bool, check_data, check_delta,
-                          check_epsilon, check_int, check_ledger, check_options, check_radius, check_real, check_rng)
+from ._validation import (MAX_ALLOCATION, MAX_BOUND, ArrayLike, BadTypeError, RNGLike, Bool, Delta, Epsilon, Int,
+                          Ledger, NoneOr, Options, Radius, RandomState, Real, Spec, budget_shares, check_bool,
+                          check_data, check_delta, check_epsilon, check_int, check_ledger, check_options,
+                          check_radius, check_real, check_rng)
 from .accounting import PrivacyLedger
 from .base import DPEstimator
 from .mechanisms import discrete_gaussian_sigma, gaussian_mechanism_sigma, gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -146,8 +149,9 @@ def paper_mixture(n_components: int = 2, n_features: int = 2, R: float = 20.0) -
     return MixtureParams(means, np.repeat(np.eye(d)[None], k, axis=0), np.full(k, 1.0 / k))
 
 
-def random_separated_mixture(n_components: int = 3, n_features: int = 2, separation: float = 8.0, *, weights=None,
-                             sigma_range=(0.5, 1.0), random_state=None) -> MixtureParams:
+def random_separated_mixture(n_components: int = 3, n_features: int = 2, separation: float = 8.0, *,
+                             weights: ArrayLike | None = None, sigma_range: tuple[float, float] = (0.5, 1.0),
+                             random_state: RNGLike = None) -> MixtureParams:
     """A random mixture whose means are ``separation``-separated in the paper's sense (§6.1.2).
 
     ``‖μ_i − μ_j‖ >= s·max(σ_i, σ_j)`` with ``σ_i² = ‖Σ_i‖`` (operator norm; the paper's exact form was lost).
@@ -192,7 +196,8 @@ def random_separated_mixture(n_components: int = 3, n_features: int = 2, separat
     return MixtureParams(means, covs, w)
 
 
-def sample_mixture(params: MixtureParams, n_samples: int, random_state=None):
+def sample_mixture(params: MixtureParams, n_samples: int,
+                   random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``n_samples`` i.i.d. points; returns ``(X, labels)`` (labels i.i.d. from the weights).
 
     Examples
@@ -232,7 +237,8 @@ def mixture_separation(params: MixtureParams) -> float:
 
 
 # ============================================================================ SampleTuples
-def kmeanspp_label_chunks(chunks, n_clusters: int, random_state=None, *, n_init: int = 3, max_iter: int = 20):
+def kmeanspp_label_chunks(chunks: ArrayLike, n_clusters: int, random_state: RNGLike = None, *, n_init: int = 3,
+                          max_iter: int = 20) -> tuple[np.ndarray, np.ndarray]:
     """Non-private labeling oracle ``A`` of ``SampleTuples``: k-means++ then Lloyd, **batched over chunks**.
 
     ``chunks`` has shape ``(t, n', d)``. Every chunk is clustered independently by the package's per-chunk
@@ -286,8 +292,10 @@ def _wrap_tuples(T, radius):
     return T, int(out.sum())
 
 
-def sample_tuples(X1, n_tuples: int, chunk_size: int, n_components: int, *, radius: float = np.inf,
-                  labeler="kmeans++", random_state=None, n_init: int = 3, max_iter: int = 20) -> np.ndarray:
+def sample_tuples(X1: ArrayLike, n_tuples: int, chunk_size: int, n_components: int, *, radius: float = np.inf,
+                  labeler: (Literal["kmeans++"]
+                            | Callable[[np.ndarray, int, np.random.Generator], ArrayLike]) = "kmeans++",
+                  random_state: RNGLike = None, n_init: int = 3, max_iter: int = 20) -> np.ndarray:
     """``SampleTuples`` (paper §6.2): one k-tuple of per-label averages per disjoint chunk, chunks by index.
 
     Chunk ``j`` is ``X1[j·n' : (j+1)·n']`` (split by index, as in the paper). ``labeler`` is ``"kmeans++"``
@@ -327,7 +335,7 @@ def sample_tuples(X1, n_tuples: int, chunk_size: int, n_components: int, *, radi
     return T
 
 
-def simulate_chunk_means(params: MixtureParams, n_tuples: int, chunk_size: int, random_state=None, *,
+def simulate_chunk_means(params: MixtureParams, n_tuples: int, chunk_size: int, random_state: RNGLike = None, *,
                          radius: float = np.inf) -> np.ndarray:
     """Exact fast simulator of ``SampleTuples`` when the labeler recovers the true partition (§7).
 
@@ -385,7 +393,8 @@ def _labels(labels, n, k, name="labels"):
     return lab
 
 
-def clipped_cluster_sums(X2, labels, centers, radii) -> np.ndarray:
+def clipped_cluster_sums(X2: ArrayLike, labels: ArrayLike, centers: ArrayLike,
+                         radii: float | ArrayLike) -> np.ndarray:
     """The statistic of a mean round: ``S_i = Σ_{x: label i} clip_{ρ_i}(x − a_i) / ρ_i``, shape (k, d).
 
     L2 sensitivity of the stacked ``(S_1..S_k)``: 1 under add/remove of one record (one row moves by at most
@@ -420,7 +429,7 @@ def _clipped_sums(X2, lab, A, rho):
     return _kernels.cluster_stats(U, lab, A.shape[0])[1]
 
 
-def clipped_scatter_triu(X2, labels, means, radius: float) -> np.ndarray:
+def clipped_scatter_triu(X2: ArrayLike, labels: ArrayLike, means: ArrayLike, radius: float) -> np.ndarray:
     """The statistic of the covariance step: upper triangles (diagonal included) of
     ``Q_i = Σ_{x: label i} v vᵀ``, ``v = clip_ρ₂(x − μ̂_i)``; shape (k, d(d+1)/2).
 
@@ -456,10 +465,11 @@ def _gaussian_sigma_bound(l2, eps, dl):
     return discrete_gaussian_sigma(l2 * (1.0 + 2.0**-10), eps, dl)
 
 
-def private_cluster_gaussians(X2, centers, epsilon_weights: float, epsilon_mean: float, delta_mean: float,
-                              epsilon_cov: float, delta_cov: float, mean_radius, cov_radius: float, *,
-                              mean_steps: int = 2, beta: float = 0.05, sigma_min: float = 0.0,
-                              sigma_max: float = np.inf, rng=None, ledger=None):
+def private_cluster_gaussians(X2: ArrayLike, centers: ArrayLike, epsilon_weights: float, epsilon_mean: float,
+                              delta_mean: float, epsilon_cov: float, delta_cov: float, mean_radius: float | ArrayLike,
+                              cov_radius: float, *, mean_steps: int = 2, beta: float = 0.05, sigma_min: float = 0.0,
+                              sigma_max: float = np.inf, rng: RNGLike = None, ledger: PrivacyLedger | None = None
+                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Steps 4–5 of ``PrivateGMM``: assign ``X2`` to the private centres, learn each Gaussian, noisy weights.
 
     (ε, δ)-DP under add/remove of one row of ``X2`` for fixed ``centers``, with ``ε = ε_w + ε_mean + ε_cov``
@@ -598,24 +608,24 @@ class _MixtureMixin:
         with np.errstate(divide="ignore"):
             return _log_gaussian(X, self.means_, self.covariances_) + np.log(self.weights_)[None, :]
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Most probable component of every point under the fitted mixture."""
         return np.argmax(self._weighted_log(X), axis=1)
 
-    def fit_predict(self, X, y=None) -> np.ndarray:
+    def fit_predict(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
         """``fit(X)`` then ``predict(X)``. The labels of private training data are **not** private."""
         return self.fit(X).predict(X)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Posterior probability of every component for every point."""
         lw = self._weighted_log(X)
         return np.exp(lw - special.logsumexp(lw, axis=1, keepdims=True))
 
-    def score_samples(self, X) -> np.ndarray:
+    def score_samples(self, X: ArrayLike) -> np.ndarray:
         """Log-density of the fitted mixture at every point."""
         return special.logsumexp(self._weighted_log(X), axis=1)
 
-    def score(self, X, y=None) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """Mean log-density of the fitted mixture over the rows of X (as scikit-learn's GaussianMixture)."""
         return float(np.mean(self.score_samples(X)))
 
@@ -625,8 +635,9 @@ class _MixtureMixin:
         return MixtureParams(self.means_, self.covariances_, self.weights_)
 
 
-def make_k_tuple(name: str, n_components: int, epsilon: float, delta: float, *, beta: float = 0.05,
-                 radius: float | None = None, rng=None, **params):
+def make_k_tuple(name: Literal["noisy_centers", "averages"], n_components: int, epsilon: float, delta: float, *,
+                 beta: float = 0.05, radius: float | None = None, rng: RNGLike = None,
+                 **params: Any) -> _kt.PrivatekNoisyCenters | _kt.PrivatekAverages:
     """``G``: :class:`~dpclust_core.ktuple.PrivatekNoisyCenters` (``name="noisy_centers"``) or
     :class:`~dpclust_core.ktuple.PrivatekAverages` (``"averages"``, domain ``B(0, radius)``).
 
@@ -648,7 +659,8 @@ def make_k_tuple(name: str, n_components: int, epsilon: float, delta: float, *, 
                                 random_state=rng, **params)
 
 
-def min_tuples(k_tuple: str, n_components: int, epsilon: float, delta: float, beta: float = 0.05, **params) -> int:
+def min_tuples(k_tuple: Literal["noisy_centers", "averages"], n_components: int, epsilon: float, delta: float,
+               beta: float = 0.05, **params: Any) -> int:
     """Smallest number of tuples ``t`` with ``t >= 2ℓ(t) + 2`` for ``G`` (public). ℓ does not increase with t,
     so a doubling search then bisection finds it.
 
@@ -768,10 +780,11 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
 
     def __init__(self, n_components: int, epsilon: float, delta: float, *, radius: float, sigma_min: float = 1e-3,
                  sigma_max: float = 1.0, n_tuples: int | None = None, x1_fraction: float = 0.5,
-                 k_tuple: str = "noisy_centers", k_tuple_params: dict | None = None, beta: float = 0.05,
-                 budget_split=(0.2, 0.3, 0.5), clip_radius: float | None = None,
+                 k_tuple: Literal["noisy_centers", "averages"] = "noisy_centers", k_tuple_params: dict | None = None,
+                 beta: float = 0.05, budget_split: Sequence[float] = (0.2, 0.3, 0.5), clip_radius: float | None = None,
                  cov_clip_radius: float | None = None, center_slack: float = 0.5, mean_steps: int = 2,
-                 kmeans_iter: int = 20, n_init: int = 3, random_state=None, ledger=None):
+                 kmeans_iter: int = 20, n_init: int = 3, random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -816,7 +829,7 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
         prm = g._public_params(gp, t, d)
         return g, gp, prm, t
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> PrivateGaussianMixture:
         """Fit on ``X`` (n_samples, n_features); ``y`` is ignored. Returns self.
 
         Every public precondition (including ``G``'s) is checked before any value of X is read."""
@@ -838,7 +851,7 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
         T, _ = _wrap_tuples(T, p.radius)
         self._fit_parts(T, X[~in1], p, (g, gp, prm, t), ledger, rng)
 
-    def fit_tuples(self, T, X2):
+    def fit_tuples(self, T: ArrayLike, X2: ArrayLike) -> PrivateGaussianMixture:
         """Run steps 3–6 on precomputed tuples ``T`` (t, k, d) and the fresh part ``X2``. Returns self.
 
         For experiments: the guarantee of :meth:`fit` holds when ``T`` was made by ``SampleTuples`` from a part
@@ -906,7 +919,8 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
 
 
 # ============================================================================ naive baseline
-def naive_noise_sigma(radius: float, epsilon: float, delta: float, method: str = "discrete",
+def naive_noise_sigma(radius: float, epsilon: float, delta: float,
+                      method: Literal["discrete", "analytic", "classic"] = "discrete",
                       n_features: int = 1) -> float:
     """Per-point noise of the naive baseline: the Gaussian mechanism for one record in ``B(0, radius)``.
 
@@ -932,7 +946,8 @@ def naive_noise_sigma(radius: float, epsilon: float, delta: float, method: str =
     return gaussian_sigma(2.0 * r, eps, dl, method=method)
 
 
-def naive_noisy_points(X, radius: float, epsilon: float, delta: float, rng=None, *, ledger=None) -> np.ndarray:
+def naive_noisy_points(X: ArrayLike, radius: float, epsilon: float, delta: float, rng: RNGLike = None, *,
+                       ledger: PrivacyLedger | None = None) -> np.ndarray:
     """The naive baseline's release: every row clipped onto ``B(0, radius)`` plus Gaussian noise.
 
     (ε, δ)-DP under **replace-one** neighbours with n public (the release has one row per record, so it
@@ -1010,7 +1025,8 @@ class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
                        max_iter=Int(1, 100_000), random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, n_components: int, epsilon: float, delta: float, *, radius: float, deconvolve: bool = True,
-                 sigma_min: float = 1e-3, n_init: int = 1, max_iter: int = 200, random_state=None, ledger=None):
+                 sigma_min: float = 1e-3, n_init: int = 1, max_iter: int = 200, random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -1042,7 +1058,7 @@ class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
 
 
 # ============================================================================ evaluation
-def match_components(true_means, est_means) -> np.ndarray:
+def match_components(true_means: ArrayLike, est_means: ArrayLike) -> np.ndarray:
     """Permutation ``perm`` with ``est_means[perm[i]]`` matched to ``true_means[i]`` (Hungarian, L2 cost).
 
     Examples
@@ -1061,7 +1077,7 @@ def match_components(true_means, est_means) -> np.ndarray:
     return perm
 
 
-def gaussian_tv_upper_bound(mu1, S1, mu2, S2) -> float:
+def gaussian_tv_upper_bound(mu1: ArrayLike, S1: ArrayLike, mu2: ArrayLike, S2: ArrayLike) -> float:
     """``min(1, √(KL/2))`` (Pinsker) with the closed-form KL(N(μ1,Σ1) ‖ N(μ2,Σ2)); an upper bound on d_TV.
 
     Examples
@@ -1107,7 +1123,8 @@ def mixture_tv_upper_bound(true: MixtureParams, est: MixtureParams) -> float:
     return float(min(1.0, tv + 0.5 * np.abs(true.weights - est.weights[perm]).sum()))
 
 
-def mixture_tv_mc(p: MixtureParams, q: MixtureParams, n_samples: int = 20_000, random_state=None) -> float:
+def mixture_tv_mc(p: MixtureParams, q: MixtureParams, n_samples: int = 20_000,
+                  random_state: RNGLike = None) -> float:
     """Monte-Carlo estimate of ``d_TV(p, q) = E_{x~p}[(1 − q(x)/p(x))_+]``.
 
     Examples
@@ -1148,7 +1165,8 @@ def parameter_errors(true: MixtureParams, est: MixtureParams) -> dict:
             "tv_bound": mixture_tv_upper_bound(true, est)}
 
 
-def separates(params: MixtureParams, centers, n_eval_per_component: int = 2000, random_state=None) -> bool:
+def separates(params: MixtureParams, centers: ArrayLike, n_eval_per_component: int = 2000,
+              random_state: RNGLike = None) -> bool:
     """The paper's §7 success criterion on fresh samples: there is a bijection between centres and components
     such that **every** one of ``n_eval_per_component`` fresh samples of component i is nearest to its centre.
     ``centers=None`` (⊥) is a failure.
@@ -1176,7 +1194,8 @@ def separates(params: MixtureParams, centers, n_eval_per_component: int = 2000, 
 
 # ============================================================================ experiment harness
 def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: int, n2: int,
-                              estimator: PrivateGaussianMixture, random_state=None) -> PrivateGaussianMixture:
+                              estimator: PrivateGaussianMixture,
+                              random_state: RNGLike = None) -> PrivateGaussianMixture:
     """Fit ``estimator`` on a sample of about ``t·n' + n2`` points without materialising ``X1``.
 
     ``X1``'s tuples come from :func:`simulate_chunk_means` (exact when the labeler recovers the partition),
@@ -1200,9 +1219,10 @@ def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: 
 
 
 def compare_methods(params: MixtureParams, n: int, *, epsilon: float, delta: float, radius: float,
-                    sigma_max: float = 1.0, sigma_min: float = 1e-3, methods=("em", "naive", "private"),
+                    sigma_max: float = 1.0, sigma_min: float = 1e-3,
+                    methods: Sequence[Literal["em", "naive", "private"]] = ("em", "naive", "private"),
                     private_kwargs: dict | None = None, simulate_x1: bool = False, n_tuples: int | None = None,
-                    chunk_size: int | None = None, random_state=None) -> dict:
+                    chunk_size: int | None = None, random_state: RNGLike = None) -> dict:
     """Parameter errors of non-private EM, the naive baseline and :class:`PrivateGaussianMixture` on one sample.
 
     ``n`` is the total sample size. With ``simulate_x1=True`` the private method's ``X1`` is simulated
@@ -1280,10 +1300,11 @@ def _score_centers(params, centers, criterion, n_eval, rng):
 
 
 def separation_success_rate(params: MixtureParams, epsilon: float, delta: float, n_tuples: int, chunk_size: int,
-                            reps: int = 10, *, k_tuple: str = "noisy_centers", k_tuple_params: dict | None = None,
-                            beta: float = 0.05, radius: float | None = None, n_eval_per_component: int = 500,
-                            criterion: str = "samples", stop_below: float | None = None,
-                            random_state=None) -> float:
+                            reps: int = 10, *, k_tuple: Literal["noisy_centers", "averages"] = "noisy_centers",
+                            k_tuple_params: dict | None = None, beta: float = 0.05, radius: float | None = None,
+                            n_eval_per_component: int = 500,
+                            criterion: Literal["samples", "centers", "both"] = "samples",
+                            stop_below: float | None = None, random_state: RNGLike = None) -> float:
     """Success rate of the **private separation** step (paper §7 criterion, :func:`separates`) over ``reps`` runs.
 
     Each run simulates ``n_tuples`` tuples of chunk means of ``chunk_size`` samples (:func:`simulate_chunk_means`),
@@ -1338,10 +1359,12 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
 
 
 def separation_sample_complexity(params: MixtureParams, epsilon: float, delta: float, *, reps: int = 10,
-                                 threshold: float = 0.9, k_tuple: str = "noisy_centers",
-                                 k_tuple_params: dict | None = None, beta: float = 0.05,
-                                 n_tuples: int | None = None, criterion: str = "samples", chunk_start: int = 8,
-                                 max_chunk: int = 2**36, refine: int = 2, random_state=None) -> dict:
+                                 threshold: float = 0.9,
+                                 k_tuple: Literal["noisy_centers", "averages"] = "noisy_centers",
+                                 k_tuple_params: dict | None = None, beta: float = 0.05, n_tuples: int | None = None,
+                                 criterion: Literal["samples", "centers", "both"] = "samples",
+                                 chunk_start: int = 8, max_chunk: int = 2**36, refine: int = 2,
+                                 random_state: RNGLike = None) -> dict:
     """Sample complexity of the private separation (§7): the smallest total ``t·n'`` at which the success
     rate over ``reps`` runs reaches ``threshold``.
 

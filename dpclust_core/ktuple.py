@@ -43,16 +43,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+from collections.abc import Callable, Sequence
+from typing import Literal
 
 import numpy as np
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, ArrayOrNone, BadTypeError, Bool, BoundsSpec, Delta, Epsilon,
-                          EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Radius, RandomState, Real, Spec,
-                          check_bool, check_bounds, check_data, check_delta, check_radius,
-                          check_epsilon, check_int, check_ledger, check_options, check_probability, check_real,
-                          check_rng)
-from .accounting import advanced_composition_inverse
+from ._validation import (MAX_ALLOCATION, ArrayLike, ArrayOrNone, BadTypeError, RNGLike, Bool, BoundsSpec, Delta,
+                          Epsilon, EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Radius, RandomState, Real,
+                          Spec, check_bool, check_bounds, check_data, check_delta, check_radius, check_epsilon,
+                          check_int, check_ledger, check_options, check_probability, check_real, check_rng)
+from .accounting import PrivacyLedger, advanced_composition_inverse
 from .base import CentroidMixin, DPEstimator
 from .mechanisms import (GRID_BITS, discrete_gaussian_sigma, exponential_mechanism_intervals, gaussian_mechanism,
                          gaussian_sigma, laplace_grid, laplace_mechanism)
@@ -129,7 +130,7 @@ def _split_stream(rng):
     return np.random.default_rng(int(rng.integers(2**63)))
 
 
-def canonical_order(C):
+def canonical_order(C: ArrayLike) -> np.ndarray:
     """Rows of ``C`` sorted lexicographically (first coordinate first).
 
     Used for every released k-tuple, so the output order cannot reveal the storage order of the selected
@@ -210,7 +211,8 @@ def _ip_quality_pieces(x, low, xi, n_grid):
     return starts, ends, np.minimum(left, right)
 
 
-def interior_point_quality(x, z, low: float, high: float, resolution: float) -> np.ndarray:
+def interior_point_quality(x: ArrayLike, z: float | ArrayLike, low: float, high: float,
+                           resolution: float) -> np.ndarray:
     """The interior-point quality ``q(S, z)`` at grid points ``z`` (for tests and figures; not private).
 
     ``q(S, z) = min(#{x : floor_G(x) <= z}, #{x : ceil_G(x) >= z})`` on the grid ``G = low + resolution·Z``;
@@ -232,8 +234,9 @@ def interior_point_quality(x, z, low: float, high: float, resolution: float) -> 
     return np.minimum(left, right)
 
 
-def private_interior_point(x, epsilon: float, low: float, high: float, resolution: float, rng=None, *,
-                           size: int | None = None, ledger=None, name: str = "interior point"):
+def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float, resolution: float,
+                           rng: RNGLike = None, *, size: int | None = None, ledger: PrivacyLedger | None = None,
+                           name: str = "interior point") -> float | np.ndarray:
     """Private interior point in 1-D (paper App. A.1.2) — epsilon-DP under add/remove and replace.
 
     The exponential mechanism over the grid ``G = {low + j·resolution : j = 0..N}``,
@@ -296,8 +299,9 @@ def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
     return float(out) if size is None else out
 
 
-def private_bounding_segment(x, t: int, epsilon: float, low: float, high: float, resolution: float, rng=None, *,
-                             ledger=None, name: str = "bounding segment") -> tuple[float, float]:
+def private_bounding_segment(x: ArrayLike, t: int, epsilon: float, low: float, high: float, resolution: float,
+                             rng: RNGLike = None, *, ledger: PrivacyLedger | None = None,
+                             name: str = "bounding segment") -> tuple[float, float]:
     """BoundingSegment (paper App. A.1.2) — epsilon-DP under add/remove and replace.
 
     ``z_L = IP(t smallest points, epsilon/2)``, ``z_R = IP(t largest points, epsilon/2)``, output
@@ -368,8 +372,8 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     return int(math.ceil(t)) + 2
 
 
-def private_average_1d(x, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
-                       n_public: int, beta: float = 0.05, rng=None, ledger=None,
+def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
+                       n_public: int, beta: float = 0.05, rng: RNGLike = None, ledger: PrivacyLedger | None = None,
                        name: str = "PrivAvg1D") -> float:
     """PrivAvg1D (paper App. A.1.3) — (epsilon, delta)-DP under add/remove and replace.
 
@@ -432,7 +436,7 @@ def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
 # =====================================================================================================
 # d-dimensional private average (Prop. 2.2.6 / A.1.3, and the random-rotation variant of §4.3.2)
 # =====================================================================================================
-def random_rotation(d: int, rng=None) -> np.ndarray:
+def random_rotation(d: int, rng: RNGLike = None) -> np.ndarray:
     """A Haar-random orthogonal d x d matrix (QR of a Gaussian matrix with the sign fix). Public randomness.
 
     Examples
@@ -455,9 +459,10 @@ def _project_to_ball(X, center, radius):
     return Z * scale[:, None]
 
 
-def private_average(X, epsilon: float, delta: float, radius: float, center=None, *, resolution: float | None = None,
-                    rotate: bool = True, n_public: int, beta: float = 0.05,
-                    composition: str = "auto", rng=None, ledger=None, name: str = "PrivAvg") -> np.ndarray:
+def private_average(X: ArrayLike, epsilon: float, delta: float, radius: float, center: ArrayLike | None = None, *,
+                    resolution: float | None = None, rotate: bool = True, n_public: int, beta: float = 0.05,
+                    composition: Literal["auto", "basic", "advanced"] = "auto", rng: RNGLike = None,
+                    ledger: PrivacyLedger | None = None, name: str = "PrivAvg") -> np.ndarray:
     """d-dimensional private average on the public ball ``B(center, radius)`` — (epsilon, delta)-DP under
     add/remove (and replace) of one point. Points outside the ball are projected onto it.
 
@@ -594,7 +599,7 @@ def _check_tuples(T, name="T", n_clusters=None):
     return check_data(T, name, ndim=3)
 
 
-def tuple_separation(X) -> np.ndarray:
+def tuple_separation(X: ArrayLike) -> np.ndarray:
     """``D_i(X) = min_{j != i} ||x_i - x_j||`` for one tuple X of shape (k, d) (inf when k = 1).
 
     Examples
@@ -612,7 +617,7 @@ def _separation(X):
     return np.sqrt(d2.min(axis=1))
 
 
-def partitioned_by(T, centers, radii) -> np.ndarray:
+def partitioned_by(T: ArrayLike, centers: ArrayLike, radii: ArrayLike) -> np.ndarray:
     """Whether each tuple of ``T`` (n, k, d) is partitioned by the balls ``B(centers[i], radii[i])``:
     exactly one of its points in every (closed) ball (§1.2). Returns a bool array of shape (n,).
 
@@ -637,7 +642,7 @@ def partitioned_by(T, centers, radii) -> np.ndarray:
     return np.all(inside.sum(axis=1) == 1, axis=1)
 
 
-def close_tuple_counts(T, candidates, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+def close_tuple_counts(T: ArrayLike, candidates: ArrayLike, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """The statistic of TestCloseTuples (Alg. 4.1 step (b)): for every candidate tuple X, ``q_X`` = the number
     of tuples of ``T`` partitioned by ``B^X = {B(x_i, D_i(X)/gamma)}``. Also returns ``valid_X = min_i D_i(X) > 0``
     (a tuple with duplicate points can never be selected).
@@ -795,8 +800,8 @@ def _check_gamma_far(gamma):
     return gamma
 
 
-def good_centers(T, epsilon: float, delta: float, beta: float, gamma: float, rng=None, *, ledger=None,
-                 name: str = "GoodCenters"):
+def good_centers(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma: float, rng: RNGLike = None, *,
+                 ledger: PrivacyLedger | None = None, name: str = "GoodCenters") -> tuple[bool, np.ndarray | None]:
     """GoodCenters (paper Alg. 4.2) — the private niceness test. The status is epsilon-DP (pure) w.r.t.
     replacing one tuple of T (n public).
 
@@ -846,8 +851,8 @@ def good_centers(T, epsilon: float, delta: float, beta: float, gamma: float, rng
     return _good_centers_run(T, eps, dl, beta, gamma, prm, rng, ledger, name)
 
 
-def good_centers_status_samples(T, epsilon: float, delta: float, beta: float, gamma: float, size: int,
-                                rng=None) -> np.ndarray:
+def good_centers_status_samples(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma: float, size: int,
+                                rng: RNGLike = None) -> np.ndarray:
     """``size`` independent GoodCenters status bits on T in one vectorised call (for audits and figures).
 
     The same code path as :func:`good_centers` (the same mechanisms and thresholds), with q_X precomputed for
@@ -971,7 +976,7 @@ class _KTupleBase(DPEstimator):
             self.n_features_in_ = int(T.shape[2])
         return T
 
-    def fit(self, T, y=None):
+    def fit(self, T: ArrayLike, y: ArrayLike | None = None) -> DPEstimator:
         """Run the algorithm on the tuple set ``T`` (array (n_tuples, k, d)); ``y`` is ignored. Returns self.
 
         Sets ``status_`` (True = Success), ``cluster_centers_`` (k x d, canonical order; None on Failure)
@@ -988,7 +993,7 @@ class _KTupleBase(DPEstimator):
         self.status_ = bool(status)
         self.cluster_centers_ = C
 
-    def cluster(self, T):
+    def cluster(self, T: ArrayLike) -> tuple[np.ndarray | None, bool]:
         """Run on ``T`` (n_tuples, k, d): ``fit(T)``, then return ``(cluster_centers_ or None, status_)``."""
         self.fit(T)
         return self.cluster_centers_, self.status_
@@ -1009,7 +1014,7 @@ class _KTupleBase(DPEstimator):
         d = check_int(n_features, "n_features", 1)
         return self._public_params(p, n, d)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Index of the nearest released centre for each row of X (ties to the smallest index)."""
         self._check_fitted()
         if self.cluster_centers_ is None:
@@ -1085,9 +1090,10 @@ class PrivatekAverages(_KTupleBase):
                        composition=Options("auto", "basic", "advanced"), random_state=RandomState(),
                        ledger=Ledger())
 
-    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, radius: float, center=None,
-                 r_min: float | None = None, beta: float = 0.05, gamma: float = 10.0, rotate: bool = True,
-                 composition: str = "auto", random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, radius: float,
+                 center: ArrayLike | None = None, r_min: float | None = None, beta: float = 0.05, gamma: float = 10.0,
+                 rotate: bool = True, composition: Literal["auto", "basic", "advanced"] = "auto",
+                 random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -1225,7 +1231,8 @@ class PrivatekNoisyCenters(_KTupleBase):
                        random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, n_clusters: int, epsilon: float, delta: float, *, gamma: float | None = None,
-                 beta: float = 0.05, delta_split=(0.25, 0.25, 0.5), random_state=None, ledger=None):
+                 beta: float = 0.05, delta_split: Sequence[float] = (0.25, 0.25, 0.5), random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -1286,7 +1293,8 @@ class PrivatekNoisyCenters(_KTupleBase):
 
 
 def noisy_centers_min_gamma(n_clusters: int, n_features: int, epsilon: float, delta: float, beta: float = 0.05, *,
-                            delta_split=(0.25, 0.25, 0.5), gaussian_method: str = "discrete",
+                            delta_split: Sequence[float] = (0.25, 0.25, 0.5),
+                            gaussian_method: Literal["discrete", "analytic", "classic"] = "discrete",
                             target: float = 0.25) -> float:
     """Smallest Γ for which PrivatekNoisyCenters' noise bound is below ``target * D_i`` (Alg. 4.4 utility):
 
@@ -1371,8 +1379,8 @@ def _min_gamma(k, d, eps, dl, beta, f, method, target):
 # =====================================================================================================
 # experiments: the fast tuple simulator and the success criterion (§7)
 # =====================================================================================================
-def simulate_tuples(centers, n_tuples: int, noise: float | None = None, rng=None, *,
-                    samples_per_tuple: int | None = None, sigma: float = 1.0, weights=None,
+def simulate_tuples(centers: ArrayLike, n_tuples: int, noise: float | None = None, rng: RNGLike = None, *,
+                    samples_per_tuple: int | None = None, sigma: float = 1.0, weights: ArrayLike | None = None,
                     shuffle: bool = True) -> np.ndarray:
     """Fast exact simulator of k-tuples: tuple t is ``{c_i + noise_ti}`` (a data generator, not a mechanism).
 
@@ -1418,7 +1426,7 @@ def simulate_tuples(centers, n_tuples: int, noise: float | None = None, rng=None
     return T
 
 
-def match_centers(estimated, true_centers) -> tuple[bool, float]:
+def match_centers(estimated: ArrayLike | None, true_centers: ArrayLike) -> tuple[bool, float]:
     """Success criterion and error of a k-tuple output (§7).
 
     ``success`` is True when ``estimated`` is not None and the nearest estimated centre of each true centre is
@@ -1449,7 +1457,8 @@ def match_centers(estimated, true_centers) -> tuple[bool, float]:
     return bool(bij and err < sep / 4), err
 
 
-def ktuple_trials(make_estimator, centers, n_tuples: int, n_reps: int, rng=None, *, noise: float | None = None,
+def ktuple_trials(make_estimator: Callable[[int], PrivatekAverages | PrivatekNoisyCenters], centers: ArrayLike,
+                  n_tuples: int, n_reps: int, rng: RNGLike = None, *, noise: float | None = None,
                   samples_per_tuple: int | None = None, sigma: float = 1.0) -> dict:
     """Repeat a k-tuple experiment on fresh simulated tuple sets (§7 metric).
 
@@ -1489,8 +1498,9 @@ def ktuple_trials(make_estimator, centers, n_tuples: int, n_reps: int, rng=None,
 # =====================================================================================================
 # k-means on easy instances (§5)
 # =====================================================================================================
-def kmeans_tuples(X, n_clusters: int, n_tuples: int, rng=None, *, labels=None, n_iter: int = 20,
-                  method: str = "batched") -> np.ndarray:
+def kmeans_tuples(X: ArrayLike, n_clusters: int, n_tuples: int, rng: RNGLike = None, *,
+                  labels: ArrayLike | None = None, n_iter: int = 20,
+                  method: Literal["batched", "sklearn"] = "batched") -> np.ndarray:
     """Sample-and-aggregate input: split X into ``n_tuples`` data-independent chunks and run k-means++ on each;
     returns the tuple set (n_tuples, k, d) (not private).
 
@@ -1561,7 +1571,7 @@ def _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng):
     return out
 
 
-def min_valid_tuples(min_n_of, *, max_tuples: int = MAX_TUPLES) -> int:
+def min_valid_tuples(min_n_of: Callable[[int], float], *, max_tuples: int = MAX_TUPLES) -> int:
     """Smallest n with ``min_n_of(n) <= n`` (a public computation).
 
     ``min_n_of`` (= 2 ell(n) + 2) does not increase with n, so ``n - min_n_of(n)`` increases: a doubling
@@ -1599,7 +1609,7 @@ def min_valid_tuples(min_n_of, *, max_tuples: int = MAX_TUPLES) -> int:
 
 
 def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05,
-                             delta_split=(0.25, 0.25, 0.5)) -> int:
+                             delta_split: Sequence[float] = (0.25, 0.25, 0.5)) -> int:
     """Smallest number of tuples PrivatekNoisyCenters accepts (n >= 2 ell(n) + 2).
 
     Examples
@@ -1708,10 +1718,11 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
                        beta=Real(MIN_BETA, 1.0, high_open=True), kmeans_iter=Int(1, 10_000),
                        random_state=RandomState(), ledger=Ledger())
 
-    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, bounds, n_tuples: int | None = None,
-                 tuple_algorithm: str = "noisy_centers", tuple_fraction: float = 0.5, count_fraction: float = 0.25,
-                 gamma: float | None = None, beta: float = 0.05, kmeans_iter: int = 20, random_state=None,
-                 ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, delta: float, *, bounds: ArrayLike,
+                 n_tuples: int | None = None, tuple_algorithm: Literal["noisy_centers", "averages"] = "noisy_centers",
+                 tuple_fraction: float = 0.5, count_fraction: float = 0.25, gamma: float | None = None,
+                 beta: float = 0.05, kmeans_iter: int = 20, random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -1747,7 +1758,7 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
         prm = g._public_params(gp, n_t, d)
         return g, gp, prm, n_t
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> PrivateKMeansEasy:
         """Fit on X (n_samples, n_features); ``y`` is ignored. Returns self.
 
         Every public precondition (including G's: Γ, n_tuples >= 2 ell + 2) is checked before any value of X

@@ -24,13 +24,18 @@ import functools
 import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, EpsilonTooSmallError, check_bool, check_delta,
-                          check_epsilon, check_int, check_ledger, check_options, check_real, check_rng,
+from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, check_bool,
+                          check_delta, check_epsilon, check_int, check_ledger, check_options, check_real, check_rng,
                           check_sensitivity, check_shape)
+from .accounting import PrivacyLedger
+
+#: An output shape: an int or a tuple of ints (None for one scalar draw).
+ShapeLike = int | tuple[int, ...] | None
 
 __all__ = [
     "laplace_mechanism",
@@ -279,7 +284,7 @@ def _accept_dg(y, s2, t, rng):
 
 
 # ============================================================================================ the grid
-def laplace_grid(sensitivity, n_coords=1):
+def laplace_grid(sensitivity: float, n_coords: int = 1) -> tuple[float, int]:
     """The grid step ``γ`` (a power of two) and the sensitivity in grid steps of a Laplace release.
 
     A release of ``n_coords`` coordinates whose L1 sensitivity is ``sensitivity`` is rounded to ``γ Z``, with
@@ -316,8 +321,9 @@ def _check_l0(l0_sensitivity, size):
 
 
 # ============================================================================================ Laplace
-def laplace_mechanism(value, sensitivity, epsilon, rng=None, *, l0_sensitivity=None, ledger=None,
-                      name="laplace"):
+def laplace_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None, *,
+                      l0_sensitivity: int | None = None, ledger: PrivacyLedger | None = None,
+                      name: str = "laplace") -> float | np.ndarray:
     """Release ``value`` plus Laplace noise of scale ``sensitivity/epsilon``, floating-point safe (Eqs. 2.4–2.5).
 
     The thesis's Theorem 2.3.1 adds ``Lap(Δ/ε)`` to every coordinate of ``f(D)``. Here the value is rounded to
@@ -376,7 +382,7 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None, *, l0_sensitivity=N
     return _out(noisy)
 
 
-def laplace_noise(scale, size=None, rng=None):
+def laplace_noise(scale: float, size: ShapeLike = None, rng: RNGLike = None) -> float | np.ndarray:
     """Exact discrete-Laplace noise of scale ``scale`` on the grid ``2^(floor(log2 scale) - 20) Z``.
 
     For algorithms that add noise to a comparison and account for it themselves (the Sparse Vector Technique):
@@ -391,7 +397,7 @@ def laplace_noise(scale, size=None, rng=None):
     return float(z[0]) if size is None else z.reshape(shape)
 
 
-def naive_laplace(value, sensitivity, epsilon, rng=None):
+def naive_laplace(value: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None) -> float | np.ndarray:
     """The textbook floating-point Laplace mechanism ``value + rng.laplace(0, Δ/ε)`` — **not private**.
 
     Kept only to study Mironov's (2012) attack: the set of floats it can output depends on ``value``, so the
@@ -405,7 +411,8 @@ def naive_laplace(value, sensitivity, epsilon, rng=None):
 
 
 # ============================================================================================ geometric
-def geometric_mechanism(value, sensitivity, epsilon, rng=None, *, ledger=None, name="geometric"):
+def geometric_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None, *,
+                        ledger: PrivacyLedger | None = None, name: str = "geometric") -> int | np.ndarray:
     """Integer-valued Laplace: ``value + Z`` with ``P(Z = z) ∝ exp(-epsilon |z| / sensitivity)``, sampled exactly.
 
     The discrete analogue of Theorem 2.3.1 (Ghosh, Roughgarden & Sundararajan 2009): for an integer-valued
@@ -435,7 +442,8 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, *, ledger=None, n
 
 
 # ============================================================================================ Gaussian
-def gaussian_sigma(l2_sensitivity, epsilon, delta, method="analytic"):
+def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
+                   method: Literal["analytic", "classic"] = "analytic") -> float:
     """Noise standard deviation of the *continuous* Gaussian mechanism for (epsilon, delta)-DP.
 
     ``method="analytic"`` (default) is the exact calibration of Balle & Wang (ICML 2018, Theorem 8):
@@ -479,7 +487,7 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, method="analytic"):
     return float(sens * np.exp(root))
 
 
-def zcdp_delta(rho, epsilon):
+def zcdp_delta(rho: float, epsilon: float) -> float:
     """δ of the (ε, δ)-DP guarantee implied by ρ-zCDP (Canonne, Kamath & Steinke 2020, Corollary 13).
 
     ``δ = inf_{α>1} exp((α−1)(αρ−ε)) / (α−1) · (1 − 1/α)^α``; any α gives a valid bound, and the minimiser is
@@ -503,7 +511,7 @@ def _zcdp_delta(rho, eps):
     return min(math.exp(log_d), 1.0) if log_d < 700 else 1.0
 
 
-def discrete_gaussian_sigma(l2_sensitivity, epsilon, delta):
+def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
     """Smallest σ (to 1e-9 relative, rounded up) for which discrete Gaussian noise gives (ε, δ)-DP.
 
     The multivariate discrete Gaussian with variance σ² per coordinate is ``Δ²/(2σ²)``-zCDP (Canonne, Kamath &
@@ -546,7 +554,8 @@ def _gaussian_grid(l2, eps, dl, l0):
     return gamma, sigma
 
 
-def gaussian_mechanism_sigma(l2_sensitivity, epsilon, delta, l0_sensitivity=1):
+def gaussian_mechanism_sigma(l2_sensitivity: float, epsilon: float, delta: float,
+                             l0_sensitivity: int = 1) -> float:
     """The standard deviation of the noise :func:`gaussian_mechanism` actually adds (in the value's units).
 
     It is :func:`discrete_gaussian_sigma` for the sensitivity plus the rounding slack of the grid, so it is a
@@ -564,8 +573,10 @@ def gaussian_mechanism_sigma(l2_sensitivity, epsilon, delta, l0_sensitivity=1):
     return 0.0 if sens == 0 else float(_gaussian_grid(sens, eps, dl, l0)[1])
 
 
-def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, rng=None, *, l0_sensitivity=None, rows=None,
-                       ledger=None, name="gaussian"):
+def gaussian_mechanism(value: ArrayLike, l2_sensitivity: float | ArrayLike, epsilon: float, delta: float,
+                       rng: RNGLike = None, *, l0_sensitivity: int | None = None,
+                       rows: Literal["sequential", "disjoint"] | None = None, ledger: PrivacyLedger | None = None,
+                       name: str = "gaussian") -> float | np.ndarray:
     """Release ``value`` plus Gaussian noise for (epsilon, delta)-DP, floating-point safe.
 
     The value is rounded to a power-of-two grid and **exact discrete Gaussian** noise is added (Canonne, Kamath
@@ -645,7 +656,7 @@ def _gaussian_release(arr, sens, eps, dl, l0, rng):
     return K
 
 
-def gaussian_noise(sigma, size=None, rng=None):
+def gaussian_noise(sigma: float | ArrayLike, size: ShapeLike = None, rng: RNGLike = None) -> float | np.ndarray:
     """Exact discrete Gaussian noise of standard deviation about ``sigma`` on the grid ``2^(floor(log2 σ)-20) Z``.
 
     For simulations and for algorithms that calibrate and account for their noise themselves; nothing is
@@ -711,7 +722,8 @@ def _as_scores(scores, name="scores"):
     return q
 
 
-def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotonic=False):
+def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
+                                        monotonic: bool = False) -> np.ndarray:
     """Exact output probabilities of the exponential mechanism (Definition 2.4.1 / Corollary 3).
 
     ``Pr[o] ∝ exp(eps * q(D, o) / (2Δq))``, or ``exp(eps * q / Δq)`` when ``monotonic=True``.
@@ -726,8 +738,9 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotonic=
     return np.exp(logits - special.logsumexp(logits))
 
 
-def exponential_mechanism(scores, sensitivity, epsilon, rng=None, monotonic=False, *, size=None,
-                          ledger=None, name="exponential"):
+def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None,
+                          monotonic: bool = False, *, size: int | None = None, ledger: PrivacyLedger | None = None,
+                          name: str = "exponential") -> int | np.ndarray:
     """Select an index with probability ∝ exp(eps·q/(2Δq)) (Definition 2.4.1, Theorem 2.4.1).
 
     Parameters
@@ -782,8 +795,9 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, monotonic=Fals
     return out
 
 
-def exponential_mechanism_top_k(scores, k, sensitivity, epsilon, rng=None, monotonic=False, *, size=None,
-                                ledger=None, name="exponential (top-k)"):
+def exponential_mechanism_top_k(scores: ArrayLike, k: int, sensitivity: float, epsilon: float, rng: RNGLike = None,
+                                monotonic: bool = False, *, size: int | None = None,
+                                ledger: PrivacyLedger | None = None, name: str = "exponential (top-k)") -> np.ndarray:
     """Select ``k`` distinct indices by ``k`` rounds of the exponential mechanism without replacement.
 
     Round ``j`` picks one of the options not picked in rounds ``1..j-1`` with probability ∝ exp(ε·q/(2Δq))
@@ -846,8 +860,10 @@ def exponential_mechanism_top_k(scores, k, sensitivity, epsilon, rng=None, monot
     return out[0] if size is None else out
 
 
-def exponential_mechanism_intervals(scores, lengths, sensitivity, epsilon, rng=None, *, monotonic=False,
-                                    size=None, ledger=None, name="exponential (intervals)"):
+def exponential_mechanism_intervals(scores: ArrayLike, lengths: ArrayLike, sensitivity: float, epsilon: float,
+                                    rng: RNGLike = None, *, monotonic: bool = False, size: int | None = None,
+                                    ledger: PrivacyLedger | None = None, name: str = "exponential (intervals)"
+                                    ) -> tuple[int | np.ndarray, float | np.ndarray]:
     """The exponential mechanism over a union of pieces with a piecewise-constant quality.
 
     The output space is cut into pieces (intervals of the real line, or runs of grid points); piece ``i`` has

@@ -19,8 +19,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, BadTypeError, check_data, check_int, check_probability, check_real,
-                          check_rng)
+from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_data, check_int,
+                          check_probability, check_real, check_rng)
 
 __all__ = ["nicv", "wcss", "squared_distances", "assign", "dsg_c", "ocm", "two_ce", "rand_index",
            "k_relative_error", "fixed_split"]
@@ -34,7 +34,7 @@ def _check(X, centers):
     return X, C
 
 
-def squared_distances(X, centers) -> np.ndarray:
+def squared_distances(X: ArrayLike, centers: ArrayLike) -> np.ndarray:
     """Squared Euclidean distances of every point to every centre, shape (N, k), never negative.
 
     Computed in blocks of rows (no (N, k, d) intermediate).
@@ -48,7 +48,7 @@ def squared_distances(X, centers) -> np.ndarray:
     return _kernels.sq_distances(X, C)
 
 
-def assign(X, centers) -> np.ndarray:
+def assign(X: ArrayLike, centers: ArrayLike) -> np.ndarray:
     """Index of the nearest centre for every point (ties go to the lowest index), in blocks of rows.
 
     Examples
@@ -60,7 +60,7 @@ def assign(X, centers) -> np.ndarray:
     return _kernels.assign(X, C)
 
 
-def wcss(X, centers) -> float:
+def wcss(X: ArrayLike, centers: ArrayLike) -> float:
     """Within-cluster sum of squares: ``Σ_l min_j ||x_l − o_j||²``.
 
     Examples
@@ -72,7 +72,7 @@ def wcss(X, centers) -> float:
     return float(_kernels.wcss(X, C))
 
 
-def nicv(X, centers) -> float:
+def nicv(X: ArrayLike, centers: ArrayLike) -> float:
     """Normalised intra-cluster variance, Eq. (2.8): ``(1/N) Σ_l min_j ||x_l − o_j||²``.
 
     Parameters
@@ -131,7 +131,7 @@ def _grid_clusters(lab):
     return codes, sizes
 
 
-def dsg_c(true_grid_labels, private_grid_labels) -> float:
+def dsg_c(true_grid_labels: ArrayLike, private_grid_labels: ArrayLike) -> float:
     """DSG_C, the dissimilarity of significant grids and clusters (paper §6.1).
 
     Clusters are sets of significant cells of the same public grid (label >= 0; negative = not significant).
@@ -192,7 +192,7 @@ def _contingency(pred_t, pred_p):
     return C
 
 
-def ocm(pred_t, pred_p) -> float:
+def ocm(pred_t: ArrayLike, pred_p: ArrayLike) -> float:
     """Optimal class matching (paper §6.2): ``1 - CT/TT`` with CT the best one-to-one class matching.
 
     ``C[a, b]`` = #test points with ``pred_t = a`` and ``pred_p = b``; CT = max over one-to-one matchings of
@@ -208,7 +208,7 @@ def ocm(pred_t, pred_p) -> float:
     return float(1.0 - C[r, c].sum() / C.sum())
 
 
-def rand_index(pred_t, pred_p) -> float:
+def rand_index(pred_t: ArrayLike, pred_p: ArrayLike) -> float:
     """Unadjusted Rand index, from the contingency table in O(N) (no loop over pairs).
 
     Examples
@@ -229,7 +229,7 @@ def rand_index(pred_t, pred_p) -> float:
     return float(1.0 - disagree / pairs)
 
 
-def two_ce(pred_t, pred_p) -> float:
+def two_ce(pred_t: ArrayLike, pred_p: ArrayLike) -> float:
     """2CE, the 2-combination enumeration error (paper §6.2): inconsistent test pairs / C(TT, 2) = 1 - Rand.
 
     Examples
@@ -240,7 +240,7 @@ def two_ce(pred_t, pred_p) -> float:
     return 1.0 - rand_index(pred_t, pred_p)
 
 
-def k_relative_error(k_prime, k: float) -> float:
+def k_relative_error(k_prime: float | ArrayLike, k: float) -> float:
     """Relative error of the private number of significant cells, ``|k' - k| / k`` (paper §7.2).
 
     For an array of k' (several runs), the relative error of their mean, as the paper reports it.
@@ -255,7 +255,8 @@ def k_relative_error(k_prime, k: float) -> float:
     return abs(float(np.mean(kp)) - kk) / kk
 
 
-def fixed_split(n_samples: int, test_fraction: float = 0.1, random_state=0):
+def fixed_split(n_samples: int, test_fraction: float = 0.1,
+                random_state: RNGLike = 0) -> tuple[np.ndarray, np.ndarray]:
     """A fixed (seeded) split of ``range(n_samples)`` for the protocol of paper §6: ``(train_idx, test_idx)``.
 
     Examples

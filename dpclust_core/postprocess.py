@@ -31,15 +31,17 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from . import _kernels
-from ._validation import (BadTypeError, Bool, Int, NoneOr, Options, RandomState, Real, check_bool, check_data,
-                          check_int, check_n_clusters, check_options, check_real, check_rng)
+from ._validation import (ArrayLike, BadTypeError, Bool, RNGLike, Int, NoneOr, Options, RandomState, Real,
+                          check_bool, check_data, check_int, check_n_clusters, check_options, check_real, check_rng)
 from .base import CentroidMixin, Estimator
-from .kmeans.lloyd import _project_l1, project_l1_ball
+from .kmeans.lloyd import DPLloyd, _project_l1, project_l1_ball
 
 __all__ = [
     "Transcript",
@@ -151,7 +153,7 @@ class Transcript:
     n_tilde: np.ndarray
     count_scale: np.ndarray
     sum_scale: np.ndarray
-    domain: str = "box"
+    domain: Literal["l1", "box"] = "box"
     radius: float = 1.0
     bounds: tuple | None = None
     epsilon: float | None = None
@@ -219,7 +221,7 @@ class Transcript:
         """``c^(T)``, what DP k-means itself outputs (scaled domain)."""
         return self.centroids[-1]
 
-    def to_original(self, C) -> np.ndarray:
+    def to_original(self, C: ArrayLike) -> np.ndarray:
         """Map centroids from the scaled domain back to the original units with the linear map of the
         public ``bounds`` (what ``DPLloyd.cluster_centers_`` uses, for every variant). Identity without bounds."""
         C = check_data(C, "C", n_features=self.n_features)
@@ -228,7 +230,7 @@ class Transcript:
         lo, hi = self.bounds
         return _kernels.unscale_from(C, lo, hi, self.radius)
 
-    def to_domain(self, X) -> np.ndarray:
+    def to_domain(self, X: ArrayLike) -> np.ndarray:
         """Map data in original units into the scaled domain as DPLloyd does: linear map of the public
         ``bounds`` with clipping, then (L1 domain) projection onto the ball. Without bounds the data are
         taken as scaled already (but still clipped / projected)."""
@@ -239,7 +241,9 @@ class Transcript:
 
     # construction -------------------------------------------------------------------------------
     @classmethod
-    def from_history(cls, history, *, domain="box", radius=1.0, bounds=None, epsilon=None, meta=None):
+    def from_history(cls, history: Sequence[dict], *, domain: Literal["l1", "box"] = "box", radius: float = 1.0,
+                     bounds: tuple[ArrayLike, ArrayLike] | None = None, epsilon: float | None = None,
+                     meta: dict | None = None) -> Transcript:
         """Build a transcript from a DPLloyd-style ``history_`` (one dict per round ``t``).
 
         Every round needs ``"centroids"`` (the ``(K, d)`` centroids used for the assignment of round
@@ -271,7 +275,7 @@ class Transcript:
                    meta=dict(meta or {}))
 
     @classmethod
-    def from_dplloyd(cls, est):
+    def from_dplloyd(cls, est: DPLloyd) -> Transcript:
         """Build the transcript of a fitted ``DPLloyd`` estimator (any variant) from its ``history_``.
 
         ``variant="lee_kifer"`` is the paper's setting (unit L1 ball of radius ``r``); the other
@@ -321,7 +325,7 @@ def _round_statistics(X, A, K):
     return S, N
 
 
-def partition_statistics(X, transcript):
+def partition_statistics(X: ArrayLike, transcript: Transcript) -> tuple[np.ndarray, np.ndarray]:
     """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t = 1..T.
 
     Parameters
@@ -355,7 +359,8 @@ def _observations(tr, obs, consistency):
     return cs.s_hat, cs.n_hat
 
 
-def transcript_loss(X, transcript, *, obs: str = "consistent", temperature: float = 1.0) -> float:
+def transcript_loss(X: ArrayLike, transcript: Transcript, *, obs: Literal["consistent", "raw"] = "consistent",
+                    temperature: float = 1.0) -> float:
     """Negative log target ``L(D)`` of the sampler (so ``π(D) = exp(-L)``).
 
     ``L = temperature · Σ_t Σ_k ( ||y_k^(t) − S_k(D, c^(t-1))||_1 / b_S^(t)``
@@ -394,7 +399,8 @@ def transcript_loss(X, transcript, *, obs: str = "consistent", temperature: floa
     return float(temperature * per_t.sum())
 
 
-def transcript_log_likelihood(X, transcript, *, per_round: bool = False):
+def transcript_log_likelihood(X: ArrayLike, transcript: Transcript, *,
+                              per_round: bool = False) -> float | np.ndarray:
     """Exact ``ln P[transcript | D = X]`` under the Laplace mechanism (the paper's §3.1, corrected).
 
     ``ln P = Σ_t [ −K·d·ln(2 b_S^(t)) − K·ln(2 b_N^(t))``
@@ -479,7 +485,8 @@ def _check_weights(w, name, T):
     return arr
 
 
-def consistent_l1(s_tilde, n_tilde, sum_weights=None, count_weights=None) -> ConsistentStatistics:
+def consistent_l1(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weights: float | ArrayLike | None = None,
+                  count_weights: float | ArrayLike | None = None) -> ConsistentStatistics:
     """The consistency step of the paper's §3.2 in closed form.
 
     Minimises ``Σ_t w_S^(t) Σ_k ||ŝ_k^(t) − s̃_k^(t)||_1 + w_N^(t) Σ_k |n̂_k^(t) − ñ_k^(t)|`` (the
@@ -536,7 +543,9 @@ def _consistent(s, n, ws, wn):
     return ConsistentStatistics(s_hat, n_hat, m, mN)
 
 
-def l1_consistency_objective(s_hat, n_hat, s_tilde, n_tilde, sum_weights=None, count_weights=None) -> float:
+def l1_consistency_objective(s_hat: ArrayLike, n_hat: ArrayLike, s_tilde: ArrayLike, n_tilde: ArrayLike,
+                             sum_weights: float | ArrayLike | None = None,
+                             count_weights: float | ArrayLike | None = None) -> float:
     """The weighted L1 objective of :func:`consistent_l1` at ``(s_hat, n_hat)``.
 
     Parameters
@@ -570,7 +579,8 @@ def l1_consistency_objective(s_hat, n_hat, s_tilde, n_tilde, sum_weights=None, c
     return float((ws * np.abs(sh - s).sum(axis=(1, 2))).sum() + (wn * np.abs(nh - n).sum(axis=1)).sum())
 
 
-def l1_consistency_lower_bound(s_tilde, n_tilde, sum_weights=None, count_weights=None) -> float:
+def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weights: float | ArrayLike | None = None,
+                               count_weights: float | ArrayLike | None = None) -> float:
     """Lower bound on the consistency objective over all feasible points:
     ``Σ_j min_m Σ_t w_S^(t)|m − R_{t,j}| + min_{m≥0} Σ_t w_N^(t) [Σ_k max(−ñ_k^(t),0) + |m − P_t|]``.
 
@@ -612,8 +622,8 @@ def l1_consistency_lower_bound(s_tilde, n_tilde, sum_weights=None, count_weights
 # --------------------------------------------------------------------------------------------------
 # non-private k-means on the synthetic dataset
 # --------------------------------------------------------------------------------------------------
-def kmeans_best(X, n_clusters: int, *, n_init: int = 10, extra_inits=(), random_state=None, max_iter: int = 300,
-                tol: float = 1e-6):
+def kmeans_best(X: ArrayLike, n_clusters: int, *, n_init: int = 10, extra_inits: Sequence[ArrayLike] = (),
+                random_state: RNGLike = None, max_iter: int = 300, tol: float = 1e-6) -> tuple[np.ndarray, float]:
     """Non-private k-means: Lloyd from ``n_init`` k-means++ seeds plus each array in ``extra_inits``; the run
     with the lowest WCSS **on X** wins. NOT private (X is a synthetic dataset here).
 
@@ -754,9 +764,9 @@ def _resolve_n_points(n_points, mN):
     return n_points
 
 
-def pooled_proposal_kmeans(transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
+def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
                            consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
-                           random_state=None) -> np.ndarray:
+                           random_state: RNGLike = None) -> np.ndarray:
     """Cheap baseline: k-means on ``M`` iid draws from the pooled proposal — what the sampler would output if
     it accepted every move. Returns centres in scaled units.
 
@@ -911,9 +921,10 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
     }
 
     def __init__(self, n_steps: int = 30_000, *, n_sweeps: float | None = None, n_points: int | None = None,
-                 proposal_var: float = 1e-3, hastings: str = "labelled", obs: str = "consistent",
-                 consistency: bool = True, domain: str = "none", project_centroids: bool = False,
-                 temperature: float = 1.0, n_init: int = 10, random_state=None):
+                 proposal_var: float = 1e-3, hastings: Literal["labelled", "marginal", "none"] = "labelled",
+                 obs: Literal["consistent", "raw"] = "consistent", consistency: bool = True,
+                 domain: Literal["none", "reject"] = "none", project_centroids: bool = False,
+                 temperature: float = 1.0, n_init: int = 10, random_state: RNGLike = None) -> None:
         self.n_steps = n_steps
         self.n_sweeps = n_sweeps
         self.n_points = n_points
@@ -928,7 +939,7 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
         self.random_state = random_state
 
     # ---------------------------------------------------------------------------------------------
-    def fit(self, transcript, y=None):
+    def fit(self, transcript: Transcript, y: ArrayLike | None = None) -> MCMCPostprocessor:
         """Run the sampler on ``transcript`` (a :class:`Transcript`; raw data are refused). Returns self.
 
         Parameters

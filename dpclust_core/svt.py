@@ -44,21 +44,20 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, check_bool, check_data, check_epsilon, check_int,
+from ._validation import (MAX_ALLOCATION, BadTypeError, RNGLike, check_bool, check_data, check_epsilon, check_int,
                           check_ledger, check_options, check_positive_int, check_probability, check_real,
                           check_rng)
 from .accounting import PrivacyLedger
 from .audit import AuditResult, audit
 from .mechanisms import exponential_mechanism_top_k, laplace_mechanism, laplace_noise
-
-RNGLike = int | np.random.Generator | None  #: what an ``rng`` argument accepts (also a SeedSequence)
 
 __all__ = [
     "Variant",
@@ -1128,7 +1127,8 @@ def monte_carlo_probability(variant: str, queries: ArrayLike, threshold: ArrayLi
 
 def audit_variant(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike, threshold: ArrayLike,
                   epsilon: float, c: int = 1, *, n_samples: int = 200_000, rng: RNGLike = None,
-                  sensitivity: float = 1.0, categories: str = "auto", **params: Any) -> AuditResult:
+                  sensitivity: float = 1.0, categories: Literal["auto", "vectors", "counts"] = "auto",
+                  **params: Any) -> AuditResult:
     """Run the foundation's auditor (:func:`dpclust_core.audit.audit`) on ``variant`` at its claimed ε.
 
     The outputs are whole ⊤/⊥/NaN vectors; each distinct vector is coded as one integer category and the
@@ -1348,7 +1348,7 @@ def three_views(variant: str, epsilon: float = 1.0, *, n_mc: int = 400_000, n_au
 # ---------------------------------------------------------------------------------------------------
 # §5.2.3: the flawed GPTT proof, evaluated
 # ---------------------------------------------------------------------------------------------------
-def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: str = "gptt") -> dict:
+def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: Literal["gptt", "lyu_su_li"] = "gptt") -> dict:
     """Evaluate the GPTT proof's bound κ(t)^t/2 next to the true ratio (thesis §5.2.3, spec §2.5).
 
     ``kind="gptt"``: GPTT with ε1 = ε2 = ε/2 on t pairs q(D) = (0,1)^t, q(D') = (1,0)^t, output (⊥,⊤)^t.
@@ -1798,7 +1798,8 @@ def _zipf_method(label, c):
             "ReTr 3D": ("retraversal", {"increment": 3.0}), "EM": ("em", {})}[label]
 
 
-def zipf_experiment(settings, methods=ZIPF_METHODS, *, n_runs: int = 100, rng: RNGLike = None,
+def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str] = ZIPF_METHODS, *,
+                    n_runs: int = 100, rng: RNGLike = None,
                     scores: ArrayLike | None = None) -> dict:
     """SER (mean, std) and miss rate (mean) of every method at every ``(epsilon, c)`` in ``settings``.
 

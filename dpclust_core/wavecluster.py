@@ -41,16 +41,19 @@ classification protocol (:func:`grid_classifier`, :func:`cluster_then_classify`)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import pywt
 from scipy import ndimage
-from sklearn.base import ClusterMixin
+from sklearn.base import ClassifierMixin, ClusterMixin
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, EpsilonTooSmallError, Int, Ledger,
-                          NoneOr, Options, Real, RandomState, budget_shares, check_bool, check_bounds, check_data,
-                          check_epsilon, check_int, check_ledger, check_options, check_probability, check_real,
-                          check_rng)
+from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, BoundsSpec, Epsilon,
+                          EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Real, RandomState, budget_shares,
+                          check_bool, check_bounds, check_data, check_epsilon, check_int, check_ledger,
+                          check_options, check_probability, check_real, check_rng)
+from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
 from .mechanisms import (exponential_mechanism_intervals, exponential_mechanism_probabilities,
                          laplace_mechanism)
@@ -226,7 +229,7 @@ def _em_threshold(W, p, epsilon, upper, rng, size, ledger, name):
 
 
 # ============================================================================= building blocks (public)
-def cell_index(X, bounds, grid_size: int) -> np.ndarray:
+def cell_index(X: ArrayLike, bounds: ArrayLike, grid_size: int) -> np.ndarray:
     """M-cell index of every point, shape (n, d): ``floor((x - lo)/(hi - lo)·g)`` clipped to ``[0, g-1]``.
 
     Parameters
@@ -248,7 +251,7 @@ def cell_index(X, bounds, grid_size: int) -> np.ndarray:
     return _cell_index(X, low, high, g)
 
 
-def quantize(X, bounds, grid_size: int) -> np.ndarray:
+def quantize(X: ArrayLike, bounds: ArrayLike, grid_size: int) -> np.ndarray:
     """The count matrix M (Step 1 of WaveCluster): shape ``(g,)*d``, points per cell (outliers clipped).
 
     ``g^d`` may not exceed :data:`MAX_CELLS`.
@@ -265,7 +268,7 @@ def quantize(X, bounds, grid_size: int) -> np.ndarray:
     return _quantize(X, low, high, g)
 
 
-def haar_approx(M, integer_valued: bool | None = None) -> np.ndarray:
+def haar_approx(M: ArrayLike, integer_valued: bool | None = None) -> np.ndarray:
     """Haar level-1 approximation subband W of M with PyWavelets (Step 2 of WaveCluster).
 
     ``W = pywt.dwtn(M, "haar")["a"*d]``, which equals ``blocksum(M, 2×…×2) / 2^(d/2)`` (orthonormal Haar;
@@ -291,7 +294,7 @@ def haar_approx(M, integer_valued: bool | None = None) -> np.ndarray:
     return _haar(M, integer_valued)
 
 
-def significant_mask(W, p: float):
+def significant_mask(W: ArrayLike, p: float) -> tuple[np.ndarray, int, float]:
     """Significant cells by the top-(1-p) rule (Step 3 of WaveCluster).
 
     Returns ``(mask, k, d)``: ``L`` = positive values of W, ``k = ceil((1-p/100)|L|)``, ``d`` = k-th largest of
@@ -308,7 +311,7 @@ def significant_mask(W, p: float):
     return _significant(W, _check_p(p))
 
 
-def label_components(mask, connectivity: int = 8):
+def label_components(mask: ArrayLike, connectivity: int = 8) -> tuple[np.ndarray, int]:
     """Connected components of a boolean grid: labels -1 (not significant) and 0..c-1; returns (labels, c).
 
     ``connectivity=8`` joins diagonal neighbours (full connectivity in d dimensions, MATLAB ``bwlabeln``'s
@@ -326,7 +329,7 @@ def label_components(mask, connectivity: int = 8):
     return _label(raw.astype(bool), _Connectivity()(connectivity, "connectivity"))
 
 
-def grid_cell_centers(bounds, shape) -> np.ndarray:
+def grid_cell_centers(bounds: ArrayLike, shape: Sequence[int]) -> np.ndarray:
     """Centres (in data coordinates) of every cell of a grid of ``shape`` over ``bounds``; shape (prod, d).
 
     Examples
@@ -359,7 +362,8 @@ def privqt_bias(n_zero: float, p: float, theta: float = 0.0) -> float:
 
 
 # ============================================================================= PrivTHR_EM's threshold
-def em_threshold_intervals(W, p: float, upper: float):
+def em_threshold_intervals(W: ArrayLike, p: float,
+                           upper: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Threshold intervals of NoisyDensityThreshold (Alg. 4, with a public upper end).
 
     ``L`` = positive values of the TRUE W sorted descending ``x1 >= ... >= xm``; ``x0 = upper`` (public) and
@@ -380,7 +384,7 @@ def em_threshold_intervals(W, p: float, upper: float):
     return _intervals(W, _check_p(p), u)
 
 
-def em_threshold_probabilities(W, p: float, epsilon: float, upper: float) -> np.ndarray:
+def em_threshold_probabilities(W: ArrayLike, p: float, epsilon: float, upper: float) -> np.ndarray:
     """Exact probability that PrivTHR_EM's EM picks each rank i = 0..m.
 
     Interval ``i`` is picked with probability ∝ ``(x_i - x_{i+1})·exp(-ε|i - k|/2)`` (Alg. 4; Cormode et al.'s
@@ -401,8 +405,9 @@ def em_threshold_probabilities(W, p: float, epsilon: float, upper: float) -> np.
     return exponential_mechanism_probabilities(scores, 1.0, eps)
 
 
-def em_threshold(W, p: float, epsilon: float, upper: float, rng=None, *, size: int | None = None, ledger=None,
-                 name: str = "EM threshold"):
+def em_threshold(W: ArrayLike, p: float, epsilon: float, upper: float, rng: RNGLike = None, *,
+                 size: int | None = None, ledger: PrivacyLedger | None = None,
+                 name: str = "EM threshold") -> tuple[float | np.ndarray, int | np.ndarray]:
     """NoisyDensityThreshold of Alg. 4: sample the rank i* by the EM, then d' ~ Uniform(x_{i*+1}, x_{i*}].
 
     Uses :func:`~dpclust_core.mechanisms.exponential_mechanism_intervals` (quality ``-|i - k|``, sensitivity 1,
@@ -487,9 +492,9 @@ def _ag_synthetic(X, low, high, epsilon, N, rng, ledger, c=10.0, c2=5.0, alpha=0
     return low + pts * (high - low)
 
 
-def adaptive_grid_synthetic(X, bounds, epsilon: float, rng=None, *, n_public: int | None = None,
-                            n_share: float = 0.05, c: float = 10.0, c2: float = 5.0, alpha: float = 0.5,
-                            ledger=None) -> np.ndarray:
+def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng: RNGLike = None, *,
+                            n_public: int | None = None, n_share: float = 0.05, c: float = 10.0, c2: float = 5.0,
+                            alpha: float = 0.5, ledger: PrivacyLedger | None = None) -> np.ndarray:
     """DP synthetic data from the Adaptive Grid (AG) of Qardaji et al. (ICDE 2013), with DPComp's defaults.
 
     Level 1: an ``m1 × m1`` grid, ``m1 = max(10, ceil(sqrt(N ε / c) / 4))``, counts + Lap(1/(αε)). Level 2: every
@@ -578,7 +583,8 @@ def _grid_tree(lab, low, high, seed):
     return DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(centers, lab.ravel()[sig])
 
 
-def grid_classifier(grid_labels, bounds, random_state=0):
+def grid_classifier(grid_labels: ArrayLike, bounds: ArrayLike,
+                    random_state: RNGLike = 0) -> ClassifierMixin | None:
     """Train the protocol's classifier on a labelled W grid (paper §6): one sample per significant cell.
 
     Features = the cell's centre in data coordinates, label = its cluster. scikit-learn's
@@ -603,7 +609,8 @@ def grid_classifier(grid_labels, bounds, random_state=0):
     return _grid_tree(lab, low, high, _tree_seed(random_state))
 
 
-def cluster_then_classify(true_grid_labels, private_grid_labels, bounds, X_test, random_state=0):
+def cluster_then_classify(true_grid_labels: ArrayLike, private_grid_labels: ArrayLike, bounds: ArrayLike,
+                          X_test: ArrayLike, random_state: RNGLike = 0) -> tuple[np.ndarray, np.ndarray]:
     """The clustering-first-then-classification protocol (paper §6): predictions of clf_t and clf_p on X_test.
 
     Both grids come from WaveCluster runs on the training part, over the same public grid; a grid with no
@@ -643,7 +650,7 @@ def cluster_then_classify(true_grid_labels, private_grid_labels, bounds, X_test,
 class _GridPredictMixin(ClusterMixin):
     """``predict`` / ``fit_predict`` from the released labelled grid ``grid_labels_`` over ``bounds_``."""
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Cluster of every point of X from the (released) labelled grid; -1 for noise. Clips to the bounds.
 
         Labelling points is post-processing of the grid; the labels of the private training records are, like
@@ -656,7 +663,7 @@ class _GridPredictMixin(ClusterMixin):
         idx = _cell_index(X, low, high, g) // 2
         return self.grid_labels_[tuple(idx.T)]
 
-    def fit_predict(self, X, y=None) -> np.ndarray:
+    def fit_predict(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
         """``fit(X)`` then ``predict(X)``."""
         return self.fit(X).predict(X)
 
@@ -710,7 +717,7 @@ class WaveCluster(_GridPredictMixin, Estimator):
     _parameters = dict(grid_size=_GridSize(), p=Real(0.0, 100.0, high_open=True), bounds=BoundsSpec(),
                        connectivity=_Connectivity())
 
-    def __init__(self, *, grid_size: int, p: float, bounds, connectivity: int = 8):
+    def __init__(self, *, grid_size: int, p: float, bounds: ArrayLike, connectivity: int = 8) -> None:
         self.grid_size = grid_size
         self.p = p
         self.bounds = bounds
@@ -818,9 +825,10 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
         n_public=NoneOr(Int(1, MAX_ALLOCATION)), n_share=Real(0.0, 0.5, low_open=True),
         random_state=RandomState(), ledger=Ledger())
 
-    def __init__(self, epsilon: float, *, method: str, grid_size: int, p: float, bounds, connectivity: int = 8,
-                 alpha: float | None = None, upper: float | None = None, n_public: int | None = None,
-                 n_share: float = 0.05, random_state=None, ledger=None):
+    def __init__(self, epsilon: float, *, method: Literal["baseline", "qt", "thr", "thr_em"], grid_size: int,
+                 p: float, bounds: ArrayLike, connectivity: int = 8, alpha: float | None = None,
+                 upper: float | None = None, n_public: int | None = None, n_share: float = 0.05,
+                 random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         self.epsilon = epsilon
         self.method = method
         self.grid_size = grid_size

@@ -14,12 +14,14 @@ validity whenever the total is positive, and not reversed when it is not).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import BadTypeError, Real, Spec, check_data, check_int
+from .._validation import ArrayLike, BadTypeError, Real, RNGLike, Spec, check_data, check_int
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator
 from .grid import (_GRID_PARAMS, DEFAULT_MAX_CELLS, DEFAULT_REFINE_ITER, DEFAULT_SCREEN_CELLS, MAX_K, GridSynopsis,
@@ -38,7 +40,7 @@ def _min_pair_sq(C):
     return float(cd[np.triu_indices(C.shape[0], 1)].min())
 
 
-def rt_validity(X, centers) -> float:
+def rt_validity(X: ArrayLike, centers: ArrayLike) -> float:
     """Ray–Turi validity ``intra / inter`` on data ``X``: NICV over the smallest squared centroid distance.
 
     Not private (it reads X); the book uses it for the non-private row of the k tables.
@@ -66,7 +68,7 @@ def rt_validity(X, centers) -> float:
     return float(_kernels.min_sq_distances(X, C).mean() / inter)
 
 
-def synopsis_rt_validity(synopsis: GridSynopsis, centers) -> float:
+def synopsis_rt_validity(synopsis: GridSynopsis, centers: ArrayLike) -> float:
     """RT-validity on a synopsis: synopsis-NICV (noisy-count weighted) over ``min_{i<j} ||o_i - o_j||^2``.
 
     Parameters
@@ -194,10 +196,12 @@ class _ChooseK(DPEstimator):
         self.n_estimate_ = float(n_est)
 
 
-def choose_k(X, epsilon: float, k_range=range(2, 11), *, bounds, n_init: int = 30, theta: float = 10.0,
-             rounding: str = "round", max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
+def choose_k(X: ArrayLike, epsilon: float, k_range: Iterable[int] = range(2, 11), *, bounds: ArrayLike,
+             n_init: int = 30, theta: float = 10.0, rounding: Literal["round", "floor", "ceil"] = "round",
+             max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
              screen_cells: int | None = DEFAULT_SCREEN_CELLS, refine_iter: int = DEFAULT_REFINE_ITER, r: float = 1.0,
-             n_public=None, n_share: float = 0.05, random_state=None, ledger=None) -> ChooseKResult:
+             n_public: float | None = None, n_share: float = 0.05, random_state: RNGLike = None,
+             ledger: PrivacyLedger | None = None) -> ChooseKResult:
     est = _ChooseK(k_range, epsilon, bounds=bounds, n_init=n_init, theta=theta, rounding=rounding,
                    max_cells=max_cells, max_iter=max_iter, tol=tol, screen_cells=screen_cells,
                    refine_iter=refine_iter, r=r, n_public=n_public, n_share=n_share, random_state=random_state,

@@ -16,12 +16,13 @@ the cluster centroid" ``|S_i| / (2 r C)``, 0.225 throughout the thesis.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, BadTypeError, check_data, check_epsilon, check_half_width, check_int,
-                           check_options, check_real, check_rng)
+from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_data, check_epsilon,
+                           check_half_width, check_int, check_options, check_real, check_rng)
 
 __all__ = [
     "RHO",
@@ -126,7 +127,7 @@ def optimal_count_share(d: int, rho: float = RHO) -> float:
     return c / (d + c)
 
 
-def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: str = "improved",
+def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: Literal["improved", "original"] = "improved",
                  r: float = 1.0) -> tuple[float, float]:
     """The per-round budgets ``(ε_0, ε_s)`` of the count and of EACH of the d coordinate sums.
 
@@ -204,7 +205,10 @@ def swapped_split_epsilon(d: int, epsilon_round: float = 1.0, rho: float = RHO) 
 
 
 # --------------------------------------------------------------------------------------------- Eqs. 4.2-4.6
-def dplloyd_mse(n, d, k, epsilon, t=1, r: float = 1.0, rho: float = RHO, split="original", per: str = "centroid"):
+def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, epsilon: float | ArrayLike,
+                t: int | ArrayLike = 1, r: float = 1.0, rho: float = RHO,
+                split: Literal["original", "improved"] | tuple[float, float] = "original",
+                per: Literal["centroid", "coordinate", "all"] = "centroid") -> float | np.ndarray:
     """The thesis's first-order MSE model of ONE noisy centroid after one round, Eqs. (4.2)–(4.6).
 
     ``MSE(ô) ≈ (k²/N²) Σ_i (Var(ΔS_i) + (2ρr)² Var(ΔC))``, with ``C ≈ N/k`` points per cluster and
@@ -290,7 +294,7 @@ def dplloyd_mse(n, d, k, epsilon, t=1, r: float = 1.0, rho: float = RHO, split="
 
 
 # --------------------------------------------------------------------------------------------- Eqs. 4.8-4.9
-def epsilon_m(n, d: int, k: int, rho: float = RHO, r: float = 1.0, threshold: float = 0.004) -> float:
+def epsilon_m(n: float, d: int, k: int, rho: float = RHO, r: float = 1.0, threshold: float = 0.004) -> float:
     """Minimum per-round budget ε^m of DPLloyd-Impr, Eq. (4.9).
 
     Smallest ε^m such that the MSE of all k centroids, split by Eq. (4.7), is at most ``threshold·r^d``
@@ -386,8 +390,9 @@ def _n_rounds(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
 
 
 # --------------------------------------------------------------------------------------------- simulation
-def simulate_one_round_mse(X, centroids, epsilon: float, t: int = 1, r: float = 1.0, rho: float = RHO,
-                           split="original", n_trials: int = 1000, rng=None, clip: bool = True) -> float:
+def simulate_one_round_mse(X: ArrayLike, centroids: ArrayLike, epsilon: float, t: int = 1, r: float = 1.0,
+                           rho: float = RHO, split: Literal["original", "improved"] | tuple[float, float] = "original",
+                           n_trials: int = 1000, rng: RNGLike = None, clip: bool = True) -> float:
     """Measured counterpart of :func:`dplloyd_mse`: the MSE of one noisy centroid after one round, by simulation.
 
     The partition of ``X`` by ``centroids``, its exact counts C and sums S are computed once; then

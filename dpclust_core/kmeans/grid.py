@@ -31,13 +31,16 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
+from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, BadTypeError, Epsilon, Int, Ledger, NoneOr, Options, RandomState, Real,
-                           Spec, BoundsSpec, check_data, check_epsilon, check_int, check_ledger, check_options,
-                           check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
+from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Epsilon, Int, Ledger, NoneOr, Options,
+                           RandomState, Real, RNGLike, Spec, BoundsSpec, check_data, check_epsilon, check_int,
+                           check_ledger, check_options, check_half_width, check_real, check_rng, is_dask_array,
+                           HalfWidth)
+from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
 
@@ -203,7 +206,7 @@ def _round_root(root: float, rounding: str) -> float:
     return {"round": np.round(root), "floor": math.floor(root_r), "ceil": math.ceil(root_r)}[rounding]
 
 
-def cells_per_dimension(M: float, d: int, rounding: str = "round") -> int:
+def cells_per_dimension(M: float, d: int, rounding: Literal["round", "floor", "ceil"] = "round") -> int:
     """Integer cells per dimension ``m`` from a total ``M``: round, floor or ceil of ``M^(1/d)``, at least 1.
 
     The thesis leaves the rounding open: Lifesci at epsilon = 0.05 has ``M = 3494``, ``m = 2.26``; floor and round
@@ -377,7 +380,7 @@ class GridSynopsis:
     10.0
     """
 
-    def __init__(self, counts, m: int, d: int, r: float, epsilon: float):
+    def __init__(self, counts: ArrayLike, m: int, d: int, r: float, epsilon: float) -> None:
         self.m = check_int(m, "m", 1, MAX_CELLS)
         self.d = _check_d(d)
         self.r = _check_r(r)
@@ -426,7 +429,7 @@ class GridSynopsis:
         """Synopsis cost ``sum_c n~_c min_j ||c - o_j||^2`` of every run of C (B, k, d) (trusting)."""
         return _kernels.wcss_batch(self.cell_centres(), C, self.counts)
 
-    def nicv(self, centroids):
+    def nicv(self, centroids: ArrayLike) -> float | np.ndarray:
         """NICV relative to the synopsis: ``sum_c n~_c min_j ||c - o_j||^2 / sum_c n~_c``.
 
         Parameters
@@ -441,7 +444,8 @@ class GridSynopsis:
         val = self._costs(C) / self.total()
         return float(val[0]) if single else val
 
-    def lloyd(self, init, max_iter: int = 30, tol: float = 1e-4):
+    def lloyd(self, init: ArrayLike, max_iter: int = 30,
+              tol: float = 1e-4) -> tuple[np.ndarray, int] | tuple[np.ndarray, np.ndarray]:
         """Weighted Lloyd on the cell centres from ``init`` ((k, d) or (B, k, d)); see :func:`weighted_lloyd`.
 
         Returns
@@ -496,7 +500,8 @@ def _synopsis_search(syn, inits, r, max_iter, tol, screen_cells, refine_iter):
     return cents, iters, costs, best, int(S.size)
 
 
-def weighted_lloyd(points, weights, init, r: float = 1.0, max_iter: int = 30, tol: float = 1e-4):
+def weighted_lloyd(points: ArrayLike, weights: ArrayLike, init: ArrayLike, r: float = 1.0, max_iter: int = 30,
+                   tol: float = 1e-4) -> tuple[np.ndarray, int] | tuple[np.ndarray, np.ndarray]:
     """Lloyd's algorithm on weighted points (SYNOPSISLLOYD, Algorithm 15 lines 12–21), from one or several inits.
 
     Every point is assigned to its nearest centroid (ties to the lowest index) before any centroid moves; a
@@ -579,8 +584,8 @@ def _noisy_histogram(Z, m, epsilon, r, rng, ledger, name):
     return GridSynopsis._trusted(np.atleast_1d(noisy), m, d, r, epsilon)
 
 
-def noisy_grid_synopsis(Z, m: int, epsilon: float, r: float = 1.0, rng=None, *, ledger=None,
-                        name: str = "grid synopsis") -> GridSynopsis:
+def noisy_grid_synopsis(Z: ArrayLike, m: int, epsilon: float, r: float = 1.0, rng: RNGLike = None, *,
+                        ledger: PrivacyLedger | None = None, name: str = "grid synopsis") -> GridSynopsis:
     """Noisy histogram of ``Z`` (points in ``[-r, r]^d``) on an ``m^d`` grid, Algorithm 15 lines 7–11.
 
     **Every** one of the ``m^d`` cells gets Laplace noise of scale ``1/epsilon``, empty ones included. One record
@@ -733,10 +738,12 @@ class _GridKMeans(ScaledCentroidMixin, DPEstimator):
     _parameters = _GRID_PARAMS
     _accepts_dask = True  # the histogram is a reduction over the rows: computed on the workers
 
-    def __init__(self, n_clusters, epsilon, *, bounds, init="sphere_packing", n_init=30, rounding="round",
-                 max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4, screen_cells=DEFAULT_SCREEN_CELLS,
-                 refine_iter=DEFAULT_REFINE_ITER, r=1.0, n_public=None, n_share=0.05, random_state=None,
-                 ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike,
+                 init: Literal["sphere_packing", "random"] | ArrayLike = "sphere_packing", n_init: int = 30,
+                 rounding: Literal["round", "floor", "ceil"] = "round", max_cells: int = DEFAULT_MAX_CELLS,
+                 max_iter: int = 30, tol: float = 1e-4, screen_cells: int | None = DEFAULT_SCREEN_CELLS,
+                 refine_iter: int = DEFAULT_REFINE_ITER, r: float = 1.0, n_public: float | None = None,
+                 n_share: float = 0.05, random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -891,10 +898,12 @@ class EUGkM(_GridKMeans):
     _method = "EUGkM"
     _parameters = dict(_GRID_PARAMS, theta=Real(0.0, low_open=True))
 
-    def __init__(self, n_clusters, epsilon, *, bounds, theta=10.0, init="sphere_packing", n_init=30,
-                 rounding="round", max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4,
-                 screen_cells=DEFAULT_SCREEN_CELLS, refine_iter=DEFAULT_REFINE_ITER, r=1.0, n_public=None,
-                 n_share=0.05, random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike, theta: float = 10.0,
+                 init: Literal["sphere_packing", "random"] | ArrayLike = "sphere_packing", n_init: int = 30,
+                 rounding: Literal["round", "floor", "ceil"] = "round", max_cells: int = DEFAULT_MAX_CELLS,
+                 max_iter: int = 30, tol: float = 1e-4, screen_cells: int | None = DEFAULT_SCREEN_CELLS,
+                 refine_iter: int = DEFAULT_REFINE_ITER, r: float = 1.0, n_public: float | None = None,
+                 n_share: float = 0.05, random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         super().__init__(n_clusters, epsilon, bounds=bounds, init=init, n_init=n_init, rounding=rounding,
                          max_cells=max_cells, max_iter=max_iter, tol=tol, screen_cells=screen_cells,
                          refine_iter=refine_iter, r=r, n_public=n_public, n_share=n_share,

@@ -20,11 +20,15 @@ The data are validated and scaled **once** per fit, and the two steps are the pr
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 import numpy as np
 
 from .. import _kernels
-from .._validation import (Bool, Real, Spec, BadTypeError, Options, check_epsilon, check_int, check_options,
-                           check_real)
+from .._validation import (ArrayLike, Bool, Real, RNGLike, Spec, BadTypeError, Options, check_epsilon, check_int,
+                           check_options, check_real)
+from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from .error_models import RHO, dplloyd_mse
 from .grid import (_COMMON_PARAMS, DEFAULT_MAX_CELLS, _check_d, _check_k_size, _check_n, _check_r, _fit_synopsis,
@@ -64,8 +68,9 @@ def _hybrid_mse(eps, f, n, d, k, r, theta, weights, include_bias, rho):
     return out
 
 
-def hybrid_mse(epsilon: float, f, n: float, d: int, k: int, r: float = 1.0, theta: float = 10.0,
-               weights=HYBRID_WEIGHTS, include_bias: bool = False, rho: float = RHO):
+def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r: float = 1.0, theta: float = 10.0,
+               weights: Sequence[float] = HYBRID_WEIGHTS, include_bias: bool = False,
+               rho: float = RHO) -> float | np.ndarray:
     """Eq. (4.20): ``w1 Var_EUGkM(f eps) + w2 Bias_EUGkM(f eps) + w3 MSE_DPLloyd((1-f) eps, t=1)``.
 
     ``Var_EUGkM`` is Eq. (4.18), ``Bias_EUGkM`` the squared-bias bound Eq. (4.19) and ``MSE_DPLloyd`` Eq. (4.17)
@@ -124,9 +129,9 @@ def _decision(n, d, k, eps, policy, r, theta, weights, include_bias, f_step, rho
     return {"use_hybrid": bool(mse_h < var_full), "f": f, "mse_hybrid": mse_h, "var_eugkm": var_full}
 
 
-def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: str = "regression", r: float = 1.0,
-                    theta: float = 10.0, weights=HYBRID_WEIGHTS, include_bias: bool = False, f_step: float = 0.001,
-                    rho: float = RHO) -> dict:
+def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: Literal["regression", "half"] = "regression",
+                    r: float = 1.0, theta: float = 10.0, weights: Sequence[float] = HYBRID_WEIGHTS,
+                    include_bias: bool = False, f_step: float = 0.001, rho: float = RHO) -> dict:
     """The hybrid's switch (Algorithm 16 lines 1–2) from N, d, k, epsilon and the error models.
 
     * ``"regression"`` (R1): ``f*`` minimises :func:`hybrid_mse` over ``f_step, 2 f_step, ..., 1 - f_step``;
@@ -284,10 +289,14 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
                        weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
                        rho=Real(0.0, 0.5))
 
-    def __init__(self, n_clusters, epsilon, *, bounds, policy="regression", init="sphere_packing", n_init=30,
-                 theta=10.0, rounding="round", max_cells=DEFAULT_MAX_CELLS, max_iter=30, tol=1e-4,
-                 weights=HYBRID_WEIGHTS, include_bias=False, f_step=0.001, r=1.0, rho=RHO, n_public=None,
-                 n_share=0.05, random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike,
+                 policy: Literal["regression", "half"] = "regression",
+                 init: Literal["sphere_packing", "random"] | ArrayLike = "sphere_packing", n_init: int = 30,
+                 theta: float = 10.0, rounding: Literal["round", "floor", "ceil"] = "round",
+                 max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
+                 weights: Sequence[float] = HYBRID_WEIGHTS, include_bias: bool = False, f_step: float = 0.001,
+                 r: float = 1.0, rho: float = RHO, n_public: float | None = None, n_share: float = 0.05,
+                 random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds

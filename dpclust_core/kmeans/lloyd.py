@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
+from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import (BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
-                           Real, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
+from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
+                           Real, RNGLike, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
                            check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
+from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
 from .error_models import RHO, _epsilon_m, _n_rounds, budget_split
@@ -57,7 +59,7 @@ _MAX_ELEMS = 2**26  # largest candidate array (elements) the seeding helpers may
 
 
 # --------------------------------------------------------------------------------------------- geometry
-def project_l1_ball(V, radius: float = 1.0) -> np.ndarray:
+def project_l1_ball(V: ArrayLike, radius: float = 1.0) -> np.ndarray:
     """Euclidean projection of every row of ``V`` onto the L1 ball ``{x : ||x||_1 <= radius}``.
 
     Sort-based algorithm of Duchi, Shalev-Shwartz, Singer & Chandra (ICML 2008), vectorised over rows. Rows
@@ -147,7 +149,7 @@ def _check_k_d(k, d, extra=0):
     return k, d
 
 
-def random_centroids(k: int, d: int, r: float = 1.0, rng=None) -> np.ndarray:
+def random_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None) -> np.ndarray:
     """k centroids uniform in the domain ``[-r, r]^d`` (original DPLloyd, Algorithm 3 line 2; data-independent).
 
     Parameters
@@ -174,8 +176,9 @@ def random_centroids(k: int, d: int, r: float = 1.0, rng=None) -> np.ndarray:
     return rng.uniform(-r, r, size=(k, d))
 
 
-def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng=None, *, max_tries: int = 1000,
-                             tol: float = 1e-6, max_steps: int = 50, return_radius: bool = False):
+def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None, *, max_tries: int = 1000,
+                             tol: float = 1e-6, max_steps: int = 50,
+                             return_radius: bool = False) -> np.ndarray | tuple[np.ndarray, float]:
     """Sphere-packing initial centroids, Algorithm 12. Data-independent: costs no budget.
 
     For a radius a, centroids are drawn one by one uniformly in ``[-r + a, r - a]^d`` (at least a from every
@@ -248,7 +251,7 @@ def _sphere_packing(k, d, r, rng, max_tries=1000, tol=1e-6, max_steps=50):
     return best, best_a
 
 
-def separated_centroids(k: int, d: int, rng=None, *, r0: float | None = None, max_failures: int = 1000,
+def separated_centroids(k: int, d: int, rng: RNGLike = None, *, r0: float | None = None, max_failures: int = 1000,
                         shrink: float = 0.9) -> np.ndarray:
     """Data-independent, well-separated initial centroids in the unit L1 ball (Lee & Kifer's configuration).
 
@@ -307,7 +310,8 @@ def _separated(k, d, rng, r0=None, max_failures=1000, shrink=0.9, max_shrinks=50
 
 
 # --------------------------------------------------------------------------------------------- Lloyd baselines
-def lloyd(X, init, n_iter: int = 100, tol: float = 0.0, return_n_iter: bool = False):
+def lloyd(X: ArrayLike, init: ArrayLike, n_iter: int = 100, tol: float = 0.0,
+          return_n_iter: bool = False) -> np.ndarray | tuple[np.ndarray, int]:
     """Plain (non-private) Lloyd's algorithm, Eq. (2.9), from the given initial centroids.
 
     Each iteration assigns every point to its nearest centroid (ties to the lowest index) and then moves every
@@ -348,8 +352,9 @@ def lloyd(X, init, n_iter: int = 100, tol: float = 0.0, return_n_iter: bool = Fa
     return (C, it) if return_n_iter else C
 
 
-def best_of_lloyd(X, k: int, n_init: int = 30, rng=None, *, n_iter: int = 100, init: str = "k-means++",
-                  r: float = 1.0):
+def best_of_lloyd(X: ArrayLike, k: int, n_init: int = 30, rng: RNGLike = None, *, n_iter: int = 100,
+                  init: Literal["k-means++", "sphere_packing", "random"] = "k-means++",
+                  r: float = 1.0) -> tuple[np.ndarray, float]:
     """The non-private baseline of the thesis: the best (lowest NICV) of ``n_init`` Lloyd runs. NOT private.
 
     Parameters
@@ -690,9 +695,13 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
         "ledger": Ledger(),
     }
 
-    def __init__(self, n_clusters: int, epsilon: float, *, bounds, variant: str = "improved",
-                 n_rounds="auto", init=None, r: float = 1.0, n_public: int | None = None, n_share: float = 0.05,
-                 rho: float = RHO, guard: str = "auto", random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike,
+                 variant: Literal["improved", "original", "lee_kifer"] = "improved",
+                 n_rounds: int | Literal["auto"] = "auto",
+                 init: Literal["sphere_packing", "random", "separated"] | ArrayLike | None = None, r: float = 1.0,
+                 n_public: int | None = None, n_share: float = 0.05, rho: float = RHO,
+                 guard: Literal["auto", "keep_prev", "keep_prev+project"] = "auto", random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds

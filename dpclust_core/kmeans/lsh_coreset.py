@@ -113,12 +113,14 @@ exceeding the total is sound for basic composition (a privacy filter, Rogers, Ro
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, BoundsSpec, Delta, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
-                           Real, MAX_BOUND)
+from .._validation import (MAX_ALLOCATION, ArrayLike, BoundsSpec, RNGLike, Delta, Epsilon, Int, Ledger, NoneOr,
+                           Options, RandomState, Real, MAX_BOUND)
+from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, CentroidMixin, DPEstimator
 from ..mechanisms import exponential_mechanism_intervals, gaussian_mechanism, laplace_mechanism
 
@@ -338,9 +340,11 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         ledger=Ledger(),
     )
 
-    def __init__(self, n_clusters: int, epsilon: float, delta: float = 1e-6, *, bounds, radius="private",
-                 projection_dim="auto", clip_quantile: float = 0.8, n_seed_rounds: int = 2,
-                 n_final_rounds: int = 1, n_public=None, n_share: float = 0.05, random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, delta: float = 1e-6, *, bounds: ArrayLike,
+                 radius: Literal["private"] | float | None = "private", projection_dim: Literal["auto"] | int = "auto",
+                 clip_quantile: float = 0.8, n_seed_rounds: int = 2, n_final_rounds: int = 1,
+                 n_public: float | None = None, n_share: float = 0.05, random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta

@@ -43,13 +43,15 @@ thesis's initialisation.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options,
-                           RandomState, Real, Spec, check_data, check_epsilon, check_int, check_ledger, check_real,
-                           check_rng, HalfWidth)
+from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr,
+                           Options, RandomState, Real, RNGLike, Spec, check_data, check_epsilon, check_int,
+                           check_ledger, check_real, check_rng, HalfWidth)
+from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
 from .grid import MAX_K, _check_k_size, _check_n
@@ -67,7 +69,7 @@ PGKM_MAX_ROUNDS = 30
 
 
 # ============================================================================ formulas
-def gkm_noise_scale(widths, k: int, n_blocks: int, epsilon: float):
+def gkm_noise_scale(widths: ArrayLike, k: int, n_blocks: int, epsilon: float) -> np.ndarray:
     """Laplace scale of Eq. (4.10) per dimension: ``2 (max_i - min_i) k d / (l epsilon)``.
 
     Parameters
@@ -144,8 +146,8 @@ def _dp_quantile(values, q, lo, hi, epsilon, sensitivity, rng, ledger, name):
     return float(min(edges[i] + u * lengths[i], edges[i + 1]))
 
 
-def dp_quantile(values, q: float, lo: float, hi: float, epsilon: float, sensitivity: float = 1.0, rng=None, *,
-                ledger=None, name: str = "dp quantile") -> float:
+def dp_quantile(values: ArrayLike, q: float, lo: float, hi: float, epsilon: float, sensitivity: float = 1.0,
+                rng: RNGLike = None, *, ledger: PrivacyLedger | None = None, name: str = "dp quantile") -> float:
     """An epsilon-DP q-quantile of ``values`` in ``[lo, hi]`` by the exponential mechanism (Smith 2011).
 
     The output is uniform inside one of the intervals between consecutive sorted values; interval ``i`` (with
@@ -304,9 +306,12 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         n_public=NoneOr(Real(1.0)), n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(),
         ledger=Ledger())
 
-    def __init__(self, n_clusters, epsilon, *, bounds, n_blocks=None, block_exponent=0.4,
-                 range_estimation="quantile", range_quantiles=(0.01, 0.99), n_iter=20, aggregate="posterior_mean",
-                 r=1.0, n_public=None, n_share=0.05, random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike, n_blocks: int | None = None,
+                 block_exponent: float = 0.4, range_estimation: Literal["quantile", "domain"] = "quantile",
+                 range_quantiles: tuple[float, float] = (0.01, 0.99), n_iter: int = 20,
+                 aggregate: Literal["posterior_mean", "clip"] = "posterior_mean", r: float = 1.0,
+                 n_public: float | None = None, n_share: float = 0.05, random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -598,9 +603,11 @@ class PGkM(ScaledCentroidMixin, DPEstimator):
         n_public=NoneOr(Real(1.0)),
         n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(), ledger=Ledger())
 
-    def __init__(self, n_clusters, epsilon, *, bounds, pool_size=200, n_select=10, n_rounds="auto",
-                 max_rounds=PGKM_MAX_ROUNDS, mutation_scale=0.5, mutation_decay=0.8, init_spread=None, r=1.0,
-                 n_public=None, n_share=0.05, random_state=None, ledger=None):
+    def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike, pool_size: int = 200,
+                 n_select: int = 10, n_rounds: int | Literal["auto"] = "auto", max_rounds: int = PGKM_MAX_ROUNDS,
+                 mutation_scale: float = 0.5, mutation_decay: float = 0.8, init_spread: float | None = None,
+                 r: float = 1.0, n_public: float | None = None, n_share: float = 0.05, random_state: RNGLike = None,
+                 ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
