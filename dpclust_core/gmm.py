@@ -1147,7 +1147,7 @@ def mixture_tv_mc(p: MixtureParams, q: MixtureParams, n_samples: int = 20_000,
 
 def parameter_errors(true: MixtureParams, est: MixtureParams) -> dict:
     """Errors after matching components: ``mean`` = max_i ‖μ̂_i − μ_i‖₂, ``cov`` = max_i ‖Σ̂_i − Σ_i‖₂
-    (operator norm), ``weight`` = max_i |ŵ_i − w_i|, ``tv_bound`` = :func:`mixture_tv_upper_bound`.
+    (operator norm), ``weight`` = ``max_i |ŵ_i − w_i|``, ``tv_bound`` = :func:`mixture_tv_upper_bound`.
 
     Examples
     --------

@@ -92,7 +92,7 @@ def test_worked_example_and_spread_figures():
 def test_kaverages_cost_figure():
     slack = kx.kaverages_slack([10**3, 10**5], [1.0, 4.0])
     budget = kx.kaverages_budget([1.0, 4.0])
-    assert (budget["g"] == 2 * (budget["ell"] + 1) * 2).all()
+    assert (budget["g"] == 2 * (budget["ℓ"] + 1) * 2).all()
     _check_figure(kp.kaverages_cost(slack, budget))
 
 
@@ -101,7 +101,7 @@ def test_simulator_and_sweeps():
     assert check["rms distance"].between(0.1, 0.5).all()
     mk = lambda s: PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=s)  # noqa: E731
     sweep = kx.tuples_sweep(20 * np.eye(2, 4), {"PrivatekNoisyCenters": (mk, [324, 400], 1, 20_000)}, rng=4)
-    assert sweep["n_tuples"].tolist() == [324, 400]
+    assert sweep["tuples"].tolist() == [324, 400]
     _check_figure(kp.tuples_sweep(sweep))
     nc = pd.DataFrame({"R": [10.0, 80.0], "samples per tuple": [1e5, 2e3], "total samples": [3e7, 6e5]})
     avg = pd.DataFrame({"R": [10.0, 80.0], "samples per tuple": [200.0, 8.0], "total samples": [2e7, 8e5],

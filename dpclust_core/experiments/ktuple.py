@@ -1,4 +1,4 @@
-"""Experiments of chapters 7 (k-tuple clustering) and 8 (private Gaussian mixtures).
+"""Experiments of the chapters "k-tuple clustering" and "Private Gaussian mixtures".
 
 Each function runs one experiment of Cohen, Kaplan, Mansour, Stemmer & Tsfadia (ICML 2021) or one check of
 the book, over several budgets, sizes or seeds, and returns a tidy ``pandas.DataFrame`` that the chapter shows
@@ -14,11 +14,12 @@ Examples
 --------
 >>> from dpclust_core.experiments import ktuple as kx
 >>> kx.good_centers_table(300, [1.0, 4.0]).columns.tolist()
-['epsilon', 'm', 'pass threshold', 'ell']
+['epsilon', 'm', 'pass threshold', 'slack ℓ']
 """
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -91,13 +92,30 @@ def ledger_frame(ledger) -> pd.DataFrame:
             if hasattr(item, "items"):
                 walk(item, here + ([how(item.rule)] if item.rule is not None else []))
             else:
-                rows.append({"release": item.name, "ε": f"{item.epsilon:.3g}", "δ": f"{item.delta:.3g}",
-                             "composed as": "; ".join(here)})
+                rows.append({"release": _readable(item.name), "ε": f"{item.epsilon:.3g}",
+                             "δ": f"{item.delta:.3g}", "composed as": "; ".join(here)})
 
     walk(ledger._root, [])
     eps, dl = ledger.total()
     rows.append({"release": "total (composed)", "ε": f"{eps:.3g}", "δ": f"{dl:.3g}", "composed as": ""})
     return pd.DataFrame(rows).set_index("release")
+
+
+_NAME_FIXES = [(re.compile(r"^gmm: "), ""), (re.compile(r" -> "), " → "), (re.compile(r"\brho2\^2\b"), "ρ₂²"),
+               (re.compile(r"\brho_i\b"), "ρ_i"), (re.compile(r"\(1\+e\^ε\)·δ_s"), "(1 + e^ε) δ_s"),
+               (re.compile(r"\bsens\b"), "sensitivity")]
+
+
+def _readable(name: str) -> str:
+    """A ledger entry's name for a reader: '[row i]' becomes 'centre i+1', ASCII arrows and names become
+    symbols."""
+    m = re.match(r"^Gaussian centre \((.*)\) \[row (\d+)\]$", name)
+    if m:
+        return f"centre {int(m.group(2)) + 1}: Gaussian noise ({m.group(1)})"
+    name = re.sub(r" \[row (\d+)\]", lambda m: f", row {int(m.group(1)) + 1}", name)
+    for pat, rep in _NAME_FIXES:
+        name = pat.sub(rep, name)
+    return name
 
 
 # ============================================================================ chapter 7
@@ -156,7 +174,7 @@ def good_centers_table(n: int, epsilons, delta: float = 1e-6, beta: float = 0.05
     for eps in epsilons:
         p = _kt.good_centers_params(n, eps, delta, beta)
         rows.append({"epsilon": float(eps), "m": p["m"], "pass threshold": math.log(2 * p["m"] / beta) / p["eps1"],
-                     "ell": p["ell"]})
+                     "slack ℓ": p["ell"]})
     return pd.DataFrame(rows)
 
 
@@ -205,8 +223,8 @@ def kaverages_slack(ns, epsilons, n_clusters: int = 2, delta: float = 1e-6, beta
 
 def kaverages_budget(epsilons, n: int = 10**6, n_clusters: int = 2, delta: float = 1e-6,
                      beta: float = 0.05) -> pd.DataFrame:
-    """PrivatekAverages' public parameters against ε: m, ℓ, the group size g = 2(ℓ+1)k and the per-cluster
-    budget ε̂ = (ε/2)/g (then δ̂).
+    """PrivatekAverages' public parameters against ε: columns ``epsilon``, ``m``, ``ℓ`` (the slack), ``g`` (the
+    group size 2(ℓ+1)k), ``ε̂`` (the per-cluster budget (ε/2)/g) and ``δ̂``.
 
     Examples
     --------
@@ -216,8 +234,8 @@ def kaverages_budget(epsilons, n: int = 10**6, n_clusters: int = 2, delta: float
     rows = []
     for e in epsilons:
         p = _kt.private_kaverages_params(n, n_clusters, e, delta, beta)
-        rows.append({"epsilon": float(e), "m": p["m"], "ell": p["ell"], "g": p["g"], "eps_hat": p["eps_hat"],
-                     "delta_hat": p["delta_hat"]})
+        rows.append({"epsilon": float(e), "m": p["m"], "ℓ": p["ell"], "g": p["g"], "ε̂": p["eps_hat"],
+                     "δ̂": p["delta_hat"]})
     return pd.DataFrame(rows)
 
 
@@ -252,7 +270,7 @@ def tuples_sweep(centers, runs: dict, rng=None) -> pd.DataFrame:
 
     ``runs`` maps an algorithm's name to ``(make, n_grid, n_reps, samples_per_tuple)``: ``make(seed)`` builds
     the estimator; each point repeats :func:`~dpclust_core.ktuple.ktuple_trials` on fresh simulated tuples.
-    Returns columns ``algorithm``, ``n_tuples``, ``samples per tuple``, ``runs``, ``success rate``,
+    Returns columns ``algorithm``, ``tuples``, ``samples per tuple``, ``runs``, ``success rate``,
     ``median error`` (inf when most runs failed).
 
     Examples
@@ -261,7 +279,7 @@ def tuples_sweep(centers, runs: dict, rng=None) -> pd.DataFrame:
     >>> mk = lambda s: PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=s)
     >>> df = tuples_sweep(20 * np.eye(2), {"NC": (mk, [330], 2, 20_000)}, rng=0)
     >>> df.columns.tolist()
-    ['algorithm', 'n_tuples', 'samples per tuple', 'runs', 'success rate', 'median error']
+    ['algorithm', 'tuples', 'samples per tuple', 'runs', 'success rate', 'median error']
     """
     C = check_data(centers, "centers")
     rng = check_rng(rng, "rng")
@@ -269,7 +287,7 @@ def tuples_sweep(centers, runs: dict, rng=None) -> pd.DataFrame:
     for name, (make, grid, reps, spt) in runs.items():  # loop over algorithms, then over sizes
         for n in grid:
             r = _kt.ktuple_trials(make, C, int(n), reps, rng, samples_per_tuple=spt)
-            rows.append({"algorithm": name, "n_tuples": int(n), "samples per tuple": int(spt), "runs": int(reps),
+            rows.append({"algorithm": name, "tuples": int(n), "samples per tuple": int(spt), "runs": int(reps),
                          "success rate": r["success_rate"], "median error": r["median_error"]})
     return pd.DataFrame(rows)
 
@@ -455,7 +473,7 @@ def audit_pair(n: int = 120, epsilon: float = 2.0, delta: float = 1e-3, beta: fl
 def gmm_public_parameters(epsilons, n_components: int = 2, n_features: int = 2, delta: float = 1e-6,
                           beta: float = 0.05) -> pd.DataFrame:
     """What PrivateGaussianMixture derives from public inputs alone: the least number of tuples t and
-    PrivatekNoisyCenters' far-ness Γ, for each ε.
+    PrivatekNoisyCenters' far-ness Γ (columns ``epsilon``, ``tuples``, ``Γ``), for each ε.
 
     Examples
     --------
@@ -463,7 +481,7 @@ def gmm_public_parameters(epsilons, n_components: int = 2, n_features: int = 2, 
     [324]
     """
     rows = [{"epsilon": float(e), "tuples": _gmm.min_tuples("noisy_centers", n_components, e, delta, beta),
-             "gamma": _kt.noisy_centers_min_gamma(n_components, n_features, e, delta, beta)} for e in epsilons]
+             "Γ": _kt.noisy_centers_min_gamma(n_components, n_features, e, delta, beta)} for e in epsilons]
     return pd.DataFrame(rows)
 
 

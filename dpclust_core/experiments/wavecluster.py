@@ -1,4 +1,4 @@
-"""Experiments of chapter 6 (DP WaveCluster, Chen, Yu & Chirkova 2015) on the seeded look-alikes.
+"""Experiments of the chapter on DP WaveCluster (Chen, Yu & Chirkova 2015), on the seeded look-alikes.
 
 Every function runs non-private :class:`~dpclust_core.wavecluster.WaveCluster` and
 :class:`~dpclust_core.wavecluster.PrivateWaveCluster` over methods, budgets and seeds, and returns a tidy
@@ -29,8 +29,8 @@ from ..wavecluster import (METHODS, PrivateWaveCluster, WaveCluster, em_threshol
 
 __all__ = ["NAMES", "BY_NAME", "PAPER_DS2_K", "PAPER_DS2_EPS1", "lookalikes", "summary", "k_prime_runs",
            "k_prime_table", "privqt_gap", "metrics_vs_epsilon", "metric_means", "em_upper_comparison",
-           "em_rank_probabilities", "alpha_sweep", "large_epsilon", "dsg_c_table", "neighbour_changes",
-           "budget_splits"]
+           "em_rank_probabilities", "em_rank_summary", "alpha_sweep", "large_epsilon", "dsg_c_table",
+           "neighbour_changes", "budget_splits", "connectivity_comparison", "K_PRIME_FORMAT"]
 
 #: The paper's names of the four private techniques, keyed by the estimator's ``method``.
 NAMES = {"baseline": "Baseline", "qt": "PrivQT", "thr": "PrivTHR", "thr_em": "PrivTHR_EM"}
@@ -40,6 +40,11 @@ BY_NAME = {v: k for k, v in NAMES.items()}
 PAPER_DS2_K = 144
 #: The paper's mean k' over 10 runs on DS2 at ε = 1 (§7.2, Fig. 5).
 PAPER_DS2_EPS1 = {"thr": 141.0, "thr_em": 142.8, "baseline": 284.0, "qt": 249.2}
+
+#: How the chapter shows :func:`k_prime_table` (``Styler.format`` argument): k' to one decimal, ratios to two,
+#: relative errors in percent.
+K_PRIME_FORMAT = {"k' (mean)": "{:.1f}", "k' / k": "{:.2f}", "relative error": "{:.1%}", "paper k'": "{:.1f}",
+                  "paper k' / k": "{:.2f}", "paper relative error": "{:.1%}"}
 
 _MAKERS = {"ds1": make_ds1_like, "ds2": make_ds2_like, "ds3": make_ds3_like}
 _METRICS = ("DSG_C", "OCM", "2CE")
@@ -194,6 +199,35 @@ def em_rank_probabilities(W, p, epsilon2, uppers: dict) -> pd.DataFrame:
     return pd.DataFrame({label: em_threshold_probabilities(W, p, epsilon2, u) for label, u in uppers.items()})
 
 
+def em_rank_summary(wc, epsilon2s: dict, uppers: dict, *, near=0.1) -> pd.DataFrame:
+    """Three numbers of the exact rank distribution of PrivTHR_EM for each budget and upper end U.
+
+    ``epsilon2s`` maps a label (e.g. "ε = 1") to the EM's own budget ε₂; ``uppers`` maps a label to U. Rows
+    (budget, statistic): ``Pr[rank 0]`` (a threshold that selects no cell), ``mean rank`` and
+    ``Pr[within 10 % of k]``; one column per U.
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_ds2_like
+    >>> from dpclust_core.wavecluster import WaveCluster
+    >>> X, _ = make_ds2_like(3_000, random_state=0)
+    >>> wc = WaveCluster(grid_size=40, p=10.0, bounds=(0.0, 1.0)).fit(X)
+    >>> em_rank_summary(wc, {"ε = 1": 0.3}, {"max W": wc.W_.max()}).shape
+    (3, 1)
+    """
+    ranks = np.arange(int((wc.W_ > 0).sum()) + 1)
+    close = np.abs(ranks - wc.k_) <= near * wc.k_
+    rows = {}
+    for label, e2 in epsilon2s.items():
+        P = em_rank_probabilities(wc.W_, wc.p, e2, uppers)
+        rows[label, "Pr[rank 0]"] = P.iloc[0]
+        rows[label, "mean rank"] = P.mul(ranks, axis=0).sum()
+        rows[label, f"Pr[within {100 * near:g} % of k]"] = P[close].sum()
+    out = pd.DataFrame(rows).T
+    out.index.names = ["budget", ""]
+    return out
+
+
 def alpha_sweep(X, wc, method, alphas, epsilon, *, n_runs=10, seed=0) -> pd.DataFrame:
     """Mean DSG_C of ``method`` ("thr" or "thr_em") for each budget share ``alpha`` given to the counts."""
     rows = []
@@ -256,7 +290,7 @@ def neighbour_changes(n_trials=2000, *, grid_size=8, n_points=12, p=50.0, rng=No
     """The largest change, over random small datasets and random neighbours, of the three private inputs.
 
     For add/remove neighbours (one point added) and replace-one neighbours (one point moved), measures the
-    L1 change of the count matrix M, the change of |Z| (empty cells of W) and of PrivTHR_EM's quality
+    L1 change of the count matrix M, the change of ``|Z|`` (empty cells of W) and of PrivTHR_EM's quality
     ``q(x) = -|rank(x) - k|`` at every threshold x. A brute-force check of the sensitivities.
     """
     n_trials = check_int(n_trials, "n_trials", 1, 10**6)
@@ -292,3 +326,30 @@ def budget_splits(X, wc, epsilon=1.0, *, seed=0) -> pd.DataFrame:
                      "ε on the counts": est.epsilon1_, "ε on the second step": est.epsilon2_,
                      "second step": second, "total (ledger)": est.ledger_.epsilon})
     return pd.DataFrame(rows).set_index("technique")
+
+
+def connectivity_comparison(X, epsilon=1.0, *, grid_size, p, connectivities=(8, 4),
+                            methods=("qt", "thr", "thr_em"), n_runs=20, seed=0,
+                            bounds=WAVECLUSTER_BOUNDS) -> pd.DataFrame:
+    """Each technique under 8- and 4-connectivity, each against the non-private result with the same
+    connectivity: the true number of clusters, the mean DSG_C and the mean number of private clusters over
+    ``n_runs``. Indexed by (connectivity, technique).
+
+    Examples
+    --------
+    >>> from dpclust_core.data import make_ds2_like
+    >>> X, _ = make_ds2_like(3_000, random_state=0)
+    >>> connectivity_comparison(X, grid_size=40, p=10.0, methods=("thr",), n_runs=2).shape
+    (2, 3)
+    """
+    rows = []
+    for conn in connectivities:
+        wc = WaveCluster(grid_size=grid_size, p=p, bounds=bounds, connectivity=conn).fit(X)
+        for m in methods:
+            fits = [PrivateWaveCluster(epsilon, method=m, grid_size=grid_size, p=p, bounds=bounds,
+                                       connectivity=conn, random_state=s).fit(X)
+                    for s in _seeds(seed, n_runs)]
+            rows.append({"connectivity": conn, "technique": NAMES[m], "true clusters": wc.n_clusters_,
+                         "DSG_C": float(np.mean([dsg_c(wc.grid_labels_, f.grid_labels_) for f in fits])),
+                         "private clusters": float(np.mean([f.n_clusters_ for f in fits]))})
+    return pd.DataFrame(rows).set_index(["connectivity", "technique"])

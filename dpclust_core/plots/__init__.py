@@ -168,7 +168,8 @@ def bars(ax, values: dict, *, ylabel, title=None, errors: dict | None = None, ba
 def table(df, fmt=None, *, wrap=False, na_rep="—", index_fmt=None):
     """A DataFrame as a readable HTML table (a pandas ``Styler``): padded cells, light rules between rows.
 
-    ``fmt`` is passed to ``Styler.format`` (a format string, a callable or a dict per column), ``index_fmt`` to
+    ``fmt`` is passed to ``Styler.format`` (a format string — applied to the numbers only, text cells are shown
+    as they are —, a callable or a dict per column), ``index_fmt`` to
     ``Styler.format_index`` (numeric index values only). Numbers are right-aligned; with ``wrap=True`` (tables
     of text) the cells are left-aligned and may wrap, so a wide table still fits the page.
 
@@ -179,8 +180,14 @@ def table(df, fmt=None, *, wrap=False, na_rep="—", index_fmt=None):
     >>> html = table(pd.DataFrame({"ε": [0.1, 1.0]}), "{:.2f}")._repr_html_()
     >>> "0.10" in html and "text-align: right" in html
     True
+    >>> "—" in table(pd.DataFrame({"a": [0.5, "—"]}), "{:.2f}")._repr_html_()
+    True
     """
     st = df.style
+    if isinstance(fmt, str):  # a format string applies to the numbers; text cells (e.g. "—") stay as they are
+        spec = fmt
+        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
+                         and not isinstance(v, (bool, np.bool_)) else v)
     if fmt is not None:
         st = st.format(fmt, na_rep=na_rep)
     if index_fmt is not None:  # numbers in the index only (a label stays as it is)

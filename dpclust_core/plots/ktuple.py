@@ -1,4 +1,4 @@
-"""Figures of chapters 7 (k-tuple clustering) and 8 (private Gaussian mixtures).
+"""Figures of the chapters "k-tuple clustering" and "Private Gaussian mixtures".
 
 Every function returns a matplotlib ``Figure`` drawn with the book's style (:func:`dpclust_core.plots.figure`):
 7 inches wide, at most two panels a row, labelled axes. Each algorithm keeps one look across both chapters
@@ -16,12 +16,16 @@ Examples
 """
 from __future__ import annotations
 
+import math
+
+import matplotlib.ticker as mticker
 import numpy as np
 from matplotlib.patches import Circle, Ellipse
 
 from . import PALETTE, figure, method_style
+from . import table as _book_table
 
-__all__ = ["STYLES", "style", "instance", "soft_test", "private_centres", "kaverages_cost", "tuples_sweep",
+__all__ = ["table", "sci", "log_axis", "STYLES", "style", "instance", "soft_test", "private_centres", "kaverages_cost", "tuples_sweep",
            "samples_vs_separation", "kmeans_comparison", "spread_sweep", "spread_frame", "mixture_fit",
            "sample_complexity", "naive_histograms", "errors_vs", "separation_heatmap", "mixture_frame"]
 
@@ -38,6 +42,57 @@ STYLES = {
 _EPS_COLORS = [PALETTE["blue"], PALETTE["orange"], PALETTE["green"], PALETTE["vermillion"]]
 _EPS_MARKERS = ["o", "s", "^", "D"]
 _TRUE = dict(marker="x", s=70, color=PALETTE["black"], linewidths=1.8, zorder=4)
+
+
+_SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def sci(v, digits: int = 2) -> str:
+    """A number for a table: plain below 10⁴ (``digits`` significant digits), else as ``5.2 × 10⁵``; a missing
+    or infinite value is "—".
+
+    Examples
+    --------
+    >>> sci(523_000), sci(1e9), sci(0.0123), sci(173), sci(7.18e-4), sci(float("inf"))
+    ('5.2 × 10⁵', '10⁹', '0.012', '173', '7.2 × 10⁻⁴', '—')
+    """
+    if v is None or not np.isfinite(v):
+        return "—"
+    v = float(v)
+    if v == 0 or 1e-3 <= abs(v) < 1e4:
+        if v == round(v) or abs(v) >= 10 ** digits:
+            return f"{v:,.0f}"  # counts stay whole numbers
+        return f"{v:.{digits}g}"
+    e = math.floor(math.log10(abs(v)))
+    mant = f"{v / 10 ** e:.{digits - 1}f}".rstrip("0").rstrip(".")
+    if mant == "10":  # rounding carried into the next power
+        mant, e = "1", e + 1
+    power = "10" + str(e).translate(_SUPER)
+    return power if mant == "1" else f"{mant} × {power}"
+
+
+def _tick(v, _pos=None, powers=False):
+    if v <= 0:
+        return ""
+    if not powers and 1e-4 <= v < 1e4:
+        return f"{v:g}"
+    e = math.floor(math.log10(v) + 1e-9)
+    m = v / 10 ** e
+    return f"$10^{{{e}}}$" if abs(m - 1) < 1e-6 else f"${m:g}{{\\times}}10^{{{e}}}$"
+
+
+def log_axis(ax, which: str = "y"):
+    """Label a logarithmic axis at round values only: decades when it spans several, else 1-2-5 steps; plain
+    numbers between 0.0001 and 10⁴, powers of ten beyond. No minor-tick labels. Call it after plotting."""
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
+    span = math.log10(hi) - math.log10(max(lo, 1e-300))
+    subs = (1.0,) if span > 2.6 else (1.0, 2.0, 5.0) if span > 0.7 else (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+    axis.set_major_locator(mticker.LogLocator(base=10, subs=subs))
+    powers = span > 2.6 and (hi > 2e4 or lo < 1e-4)  # one style on an axis: all powers of ten, or all plain
+    axis.set_major_formatter(mticker.FuncFormatter(lambda v, pos: _tick(v, pos, powers)))
+    axis.set_minor_formatter(mticker.NullFormatter())
+    return ax
 
 
 def style(name: str) -> dict:
@@ -147,8 +202,10 @@ def kaverages_cost(slack, budget):
     a.set_ylabel("slack ℓ (tuples)")
     a.set_title("The slack of the soft test")
     a.legend(loc="upper right")
+    log_axis(a, "x")
+    log_axis(a, "y")
     b.plot(budget["epsilon"], budget["g"], marker="o", color=PALETTE["blue"], label="group size g = 2(ℓ+1)k")
-    b.plot(budget["epsilon"], budget["eps_hat"], marker="s", color=PALETTE["vermillion"],
+    b.plot(budget["epsilon"], budget["ε̂"], marker="s", color=PALETTE["vermillion"],
            label="per-cluster budget ε̂")
     b.set_xscale("log")
     b.set_yscale("log")
@@ -156,6 +213,8 @@ def kaverages_cost(slack, budget):
     b.set_ylabel("g (points), ε̂")
     b.set_title("k = 2, n = $10^6$ tuples")
     b.legend(loc="center left", fontsize=9)
+    log_axis(b, "x")
+    log_axis(b, "y")
     return fig
 
 
@@ -167,9 +226,9 @@ def tuples_sweep(df):
     for name, g in df.groupby("algorithm", sort=False):
         st = _line(name)
         lab = f"{name}\n({int(g['samples per tuple'].iloc[0]):,} samples a tuple)"
-        a.plot(g["n_tuples"], g["success rate"], **st)
+        a.plot(g["tuples"], g["success rate"], **st)
         err = np.minimum(g["median error"].to_numpy(), top)
-        b.plot(g["n_tuples"], err, label=lab, **st)
+        b.plot(g["tuples"], err, label=lab, **st)
     a.set_xscale("log")
     a.set_ylim(-0.03, 1.03)
     a.set_xlabel("number of tuples n")
@@ -178,10 +237,13 @@ def tuples_sweep(df):
     b.set_xscale("log")
     b.set_yscale("log")
     b.axhline(top, color=PALETTE["grey"], lw=1, linestyle=":")
-    b.annotate("failed", (df["n_tuples"].min(), top), xytext=(2, -12), textcoords="offset points", fontsize=9,
+    b.annotate("failed", (df["tuples"].min(), top), xytext=(2, -12), textcoords="offset points", fontsize=9,
                color=PALETTE["grey"])
     b.set_xlabel("number of tuples n")
     b.set_ylabel("median centre error (data units)")
+    for ax in (a, b):
+        log_axis(ax, "x")
+    log_axis(b, "y")
     return fig
 
 
@@ -201,6 +263,7 @@ def samples_vs_separation(nc, avg, nc_tuples: int, avg_tuples: int):
     ax.set_xlabel("separation R (means at R·e_i, unit-variance Gaussians)")
     ax.set_ylabel("total samples")
     ax.legend(loc="upper right", fontsize=9)
+    log_axis(ax, "y")
     return fig
 
 
@@ -239,6 +302,7 @@ def spread_sweep(df):
     ax.set_ylabel(f"success rate ({int(df.attrs.get('reps', 5))} runs)")
     ax.set_title("PrivatekNoisyCenters needs very tight tuples")
     ax.legend(loc="upper right")
+    log_axis(ax, "x")
     return fig
 
 
@@ -293,7 +357,7 @@ def mixture_fit(true, X, labels, centres, private, em, max_points: int = 3000):
     axes[0].set_title("the mixture and the private centres", fontsize=11)
     axes[0].set_xlabel("$x_1$")
     axes[0].set_ylabel("$x_2$")
-    axes[0].legend(loc="lower right", fontsize=9)
+    axes[0].legend(loc="center", fontsize=9, frameon=True, framealpha=0.95, edgecolor="white")
     perm_p = match_components(true.means, private.means)
     perm_e = match_components(true.means, em.means)
     for i in range(min(k, 3)):
@@ -332,6 +396,7 @@ def sample_complexity(tests, gammas):
         ax.minorticks_off()
         ax.set_xlabel(g["parameter"].iloc[0])
         ax.set_title(name, fontsize=11)
+        log_axis(ax, "y")
         if g["parameter"].iloc[0] == "R":
             x0, y0 = vals[0], 2.5 * g["total samples"].iloc[0]
             ax.plot([x0, vals[-1]], [y0, y0 * (x0 / vals[-1]) ** 2], color=PALETTE["grey"], linestyle=":",
@@ -349,7 +414,8 @@ def sample_complexity(tests, gammas):
     ax.set_xlabel("k or d")
     ax.set_ylabel("Γ of PrivatekNoisyCenters")
     ax.set_title("why: Γ grows with k and d", fontsize=11)
-    ax.legend(loc="upper left", fontsize=9)
+    ax.set_ylim(0, 1.1 * float(gammas["gamma"].max()))
+    ax.legend(loc="lower right", fontsize=9)
     return fig
 
 
@@ -390,10 +456,14 @@ def errors_vs(by_n, by_R):
             ax.set_yscale("log")
             ax.set_xlabel(xlabel)
             ax.set_ylabel(f"largest {key}")
+            ax.set_title(f"{key} against {x}", fontsize=11)
+            log_axis(ax, "y")
             if row == 1:
                 vals = sorted(df[x].unique())
                 ax.set_xticks(vals, [f"{v:g}" for v in vals])
                 ax.minorticks_off()
+            else:
+                log_axis(ax, "x")
     axes[0, 0].legend(loc="center left", fontsize=8.5)
     return fig
 
@@ -419,19 +489,46 @@ def separation_heatmap(df):
 
 
 def mixture_frame(true, est, sample, title: str):
-    """A 2-D sample with the 2-sigma ellipses of the true mixture and of a private fit (none on ⊥)."""
-    fig, ax = figure(height=4.0)
-    ax.scatter(sample[:, 0], sample[:, 1], s=3, color=PALETTE["grey"], alpha=0.4, linewidths=0)
-    for i in range(true.n_components):
-        _ellipse(ax, true.means[i], true.covariances[i], color=PALETTE["black"], lw=2.5,
-                 label="true" if i == 0 else None)
-    if est.success_:
+    """A 2-D sample with the 2-sigma ellipses of the true mixture and of a private fit (none on ⊥): the whole
+    plane (left) and a zoom on the first component (right), where the two fits can be told apart."""
+    fig, (a, b) = figure(ncols=2, height=3.9)
+    col = style("PrivateGaussianMixture")["color"]
+    for ax in (a, b):
+        ax.scatter(sample[:, 0], sample[:, 1], s=3, color=PALETTE["grey"], alpha=0.4, linewidths=0)
         for i in range(true.n_components):
-            _ellipse(ax, est.means_[i], est.covariances_[i], color=style("PrivateGaussianMixture")["color"],
-                     lw=1.8, ls="--", label="private fit" if i == 0 else None)
-    ax.set_aspect("equal", adjustable="datalim")
-    ax.set_xlabel("$x_1$")
-    ax.set_ylabel("$x_2$")
-    ax.set_title(title, fontsize=11)
-    ax.legend(loc="upper right")
+            _ellipse(ax, true.means[i], true.covariances[i], color=PALETTE["black"], lw=2.5,
+                     label="true" if i == 0 else None)
+        if est.success_:
+            for i in range(true.n_components):
+                _ellipse(ax, est.means_[i], est.covariances_[i], color=col, lw=1.8, ls="--",
+                         label="private fit" if i == 0 else None)
+        ax.set_xlabel("$x_1$")
+    a.set_aspect("equal", adjustable="datalim")
+    a.set_ylabel("$x_2$")
+    a.set_title("the plane", fontsize=11)
+    m = true.means[0]
+    w = 3.5 * float(np.sqrt(np.linalg.eigvalsh(true.covariances[0]).max()))
+    b.set_xlim(m[0] - w, m[0] + w)
+    b.set_ylim(m[1] - w, m[1] + w)
+    b.set_aspect("equal")
+    b.set_title("zoom on one component", fontsize=11)
+    b.legend(loc="upper right", fontsize=9, frameon=True, framealpha=0.9, edgecolor="white")
+    fig.suptitle(title, fontsize=12)
     return fig
+
+def table(df, fmt=None, **kwargs):
+    """A DataFrame as the book's HTML table (:func:`dpclust_core.plots.table`), where a format string such as
+    ``"{:.2f}"`` applies to the numbers only: text cells (e.g. "—") are shown as they are.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> html = table(pd.DataFrame({"a": [0.5], "b": ["—"]}), "{:.2f}").to_html()
+    >>> "0.50" in html and "—" in html
+    True
+    """
+    if isinstance(fmt, str):
+        spec = fmt
+        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
+                         and not isinstance(v, (bool, np.bool_)) else v)
+    return _book_table(df, fmt, **kwargs)

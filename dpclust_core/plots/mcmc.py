@@ -1,9 +1,10 @@
-"""Figures of chapter 9 (MCMC postprocessing of DP k-means).
+"""Figures of the chapter "MCMC postprocessing" (of DP k-means).
 
 Every function returns a matplotlib ``Figure`` in the book's style (:func:`dpclust_core.plots.figure`): 7
 inches wide, at most two panels a row, labelled axes. DP k-means keeps DPLloyd's colour (orange circles), the
-paper's postprocessing the colour of "MCMC" (green diamonds), the variant with projected proposal centres blue
-triangles, and the non-private baseline a black dashed line. The tables come from
+paper's postprocessing the colour of "MCMC" (green diamonds, solid line), the variant with projected proposal
+centres the same colour as a variant of the same method (triangles, dashed line; hatched bars), and the
+non-private baseline a black dashed line. The tables come from
 :mod:`dpclust_core.experiments.mcmc`.
 
 Examples
@@ -20,16 +21,17 @@ import matplotlib.ticker as mticker
 import numpy as np
 
 from . import PALETTE, figure, method_style
+from . import table as _book_table
 from ..metrics import wcss
 
-__all__ = ["STYLES", "transcript", "trace", "datasets", "per_round_gap", "headline", "ablation", "centres",
+__all__ = ["table", "STYLES", "transcript", "trace", "datasets", "per_round_gap", "headline", "ablation", "centres",
            "toy"]
 
 #: the fixed look of the chapter's methods
 STYLES = {
     "DP k-means": method_style("DPLloyd"),
     "+ MCMC (paper)": method_style("MCMC"),
-    "+ MCMC (projected centres)": dict(color=PALETTE["blue"], marker="^", linestyle="-"),
+    "+ MCMC (projected centres)": dict(method_style("MCMC"), marker="^", linestyle="--"),
     "non-private": dict(color=PALETTE["black"], linestyle="--"),
 }
 _POINTS = dict(s=3, color=PALETTE["grey"], alpha=0.35, linewidths=0)
@@ -96,7 +98,7 @@ def trace(pp, log_target_real: float | None = None):
     ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v else "0"))
     ax = axes[1]
     run = np.cumsum(pp.accepted_) / np.arange(1, pp.accepted_.size + 1)
-    ax.plot(steps[1:], run, color=PALETTE["blue"])
+    ax.plot(steps[1:], run, color=STYLES["+ MCMC (paper)"]["color"])
     ax.set_ylim(0, 1)
     ax.set_xlabel("MH step")
     ax.set_ylabel("share of proposals accepted")
@@ -194,7 +196,8 @@ def ablation(table, title: str):
             return STYLES["+ MCMC (paper)"]["color"]
         return PALETTE["sky"]
 
-    ax.barh(range(len(names)), vals, color=[colour(n) for n in names])
+    ax.barh(range(len(names)), vals, color=[colour(n) for n in names], edgecolor="white",
+            hatch=["//" if "projected centres" in n else None for n in names])
     for i, v in enumerate(vals):
         ax.annotate(f"{v:.0f}", (v, i), textcoords="offset points", xytext=(4, 0), va="center", fontsize=9)
     ax.set_yticks(range(len(names)), names)
@@ -242,3 +245,21 @@ def toy(hist):
     ax.set_title("A chain on a toy transcript against its exact target", fontsize=11)
     ax.legend(loc="upper left", fontsize=9)
     return fig
+
+
+def table(df, fmt=None, **kwargs):
+    """A DataFrame as the book's HTML table (:func:`dpclust_core.plots.table`), where a format string such as
+    ``"{:.2f}"`` applies to the numbers only: text cells (e.g. "—") are shown as they are.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> html = table(pd.DataFrame({"a": [0.5], "b": ["—"]}), "{:.2f}").to_html()
+    >>> "0.50" in html and "—" in html
+    True
+    """
+    if isinstance(fmt, str):
+        spec = fmt
+        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
+                         and not isinstance(v, (bool, np.bool_)) else v)
+    return _book_table(df, fmt, **kwargs)

@@ -1,4 +1,4 @@
-"""Figures of chapter 6 (WaveCluster with differential privacy).
+"""Figures of the chapter "WaveCluster with differential privacy".
 
 Every function returns a matplotlib ``Figure`` drawn with the book's style (:func:`dpclust_core.plots.figure`):
 7 inches wide, at most two panels a row, labelled axes. The four private techniques keep one style each
@@ -22,8 +22,9 @@ from matplotlib.colors import ListedColormap
 
 from . import METHODS as _BOOK_METHODS
 from . import PALETTE, figure
+from . import table as _book_table
 
-__all__ = ["NAMES", "STYLES", "style", "figure", "grid_map", "pipeline", "privqt_bias", "k_prime_bars",
+__all__ = ["table", "NAMES", "STYLES", "style", "figure", "grid_map", "pipeline", "privqt_bias", "k_prime_bars",
            "metric_panels", "metric_curve", "compare_maps", "match_labels", "alpha_curves"]
 
 #: The paper's names of the techniques, keyed by the estimator's ``method``.
@@ -111,7 +112,7 @@ def pipeline(X, wc, *, max_points=6000):
     ax = axes[1, 0]
     ext = _map_axes(ax, bounds)
     im = ax.imshow(wc.W_.T, origin="lower", extent=ext, cmap="magma", interpolation="nearest")
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03, label="W value")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03, label="W (block count / 2)")
     ax.set_title(f"Step 2: W ({h} × {h})")
     ax = axes[1, 1]
     ext = _map_axes(ax, bounds)
@@ -137,21 +138,25 @@ def privqt_bias(noisy_W, true_W, gap, predicted, *, epsilon=1.0):
     those that are not, at one ε; (bottom) the measured mean ``k' - k`` against ε (``gap``: columns
     ``epsilon``, ``mean``, ``sd``) and the predicted ``(1 - p)|Z|/2``."""
     noisy_W, true_W = np.asarray(noisy_W, dtype=float), np.asarray(true_W, dtype=float)
-    fig, (ax, bx) = figure(nrows=2, height=7.0)
+    fig, (ax, bx) = figure(nrows=2, height=7.4)
     zero = true_W <= 0
     lo, hi = -6.0, 16.0
     bins = np.arange(lo, hi + 0.25, 0.5)
     beyond = int((noisy_W[~zero] > hi).sum())
-    ax.hist(noisy_W[~zero], bins=bins, color=PALETTE["blue"], alpha=0.75,
-            label=f"cells with W > 0 ({int((~zero).sum())}; {beyond} beyond {hi:g})")
-    ax.hist(noisy_W[zero], bins=bins, color=_NOISE, alpha=0.75, label=f"cells with W = 0 ({int(zero.sum())})")
+    # stacked, so each colour is shown pure (no see-through blend) and the bar heights add up
+    heights, _, _ = ax.hist([noisy_W[zero], noisy_W[~zero]], bins=bins, stacked=True,
+                            color=[_NOISE, PALETTE["blue"]],
+                            label=[f"empty cells, W = 0 ({int(zero.sum())})",
+                                   f"non-empty cells, W > 0 ({int((~zero).sum())}; "
+                                   f"{beyond} lie off the chart, W' > {hi:g})"])
     ax.axvline(0, color=PALETTE["black"], linewidth=1)
     up = int((noisy_W[zero] > 0).sum())
     ax.set_xlim(lo, hi)
-    ax.set_xlabel("noisy value W' of the cell")
+    ax.set_ylim(0, 1.45 * float(np.max(heights[-1])))  # room for the legend above the bars
+    ax.set_xlabel("noisy value W' of the cell (block count / 2)")
     ax.set_ylabel("number of cells")
     ax.set_title(f"PrivQT, ε = {epsilon:g}: {up} of {int(zero.sum())} empty cells get W' > 0")
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper right", fontsize=9.5)
     st = style("qt")
     x = gap["epsilon"].to_numpy()
     y = gap["mean"].to_numpy()
@@ -162,6 +167,8 @@ def privqt_bias(noisy_W, true_W, gap, predicted, *, epsilon=1.0):
     bx.axhline(predicted, color=PALETTE["black"], linestyle="--", linewidth=1.2,
                label=f"(1 − p)|Z|/2 = {predicted:.1f}")
     bx.set_xscale("log")
+    bx.set_xticks(x, [f"{e:g}" for e in x])
+    bx.minorticks_off()
     bx.set_ylim(0, 1.35 * max(predicted, float(np.max(y))))
     bx.set_xlabel("privacy budget ε (log scale)")
     bx.set_ylabel("k' − k (cells)")
@@ -308,3 +315,21 @@ def alpha_curves(df):
     ax.set_ylabel("DSG_C (lower is better)")
     ax.legend(loc="upper center")
     return fig
+
+
+def table(df, fmt=None, **kwargs):
+    """A DataFrame as the book's HTML table (:func:`dpclust_core.plots.table`), where a format string such as
+    ``"{:.2f}"`` applies to the numbers only: text cells (e.g. "—") are shown as they are.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> html = table(pd.DataFrame({"a": [0.5], "b": ["—"]}), "{:.2f}").to_html()
+    >>> "0.50" in html and "—" in html
+    True
+    """
+    if isinstance(fmt, str):
+        spec = fmt
+        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
+                         and not isinstance(v, (bool, np.bool_)) else v)
+    return _book_table(df, fmt, **kwargs)
