@@ -39,13 +39,17 @@ from .kmeans.grid import (GridSynopsis, eugkm_grid_size, eugkm_variance, eugkm_v
                           ugkm_grid_size)
 from .kmeans.hybrid import hybrid_decision
 
-__all__ = ["MODELLED_METHODS", "HIGH_DIMENSION", "expected_nicv", "Recommendation", "recommend",
+__all__ = ["MODELLED_METHODS", "HIGH_DIMENSION", "LOW_SIGNAL", "expected_nicv", "Recommendation", "recommend",
            "posterior_bound", "synopsis_nicv", "release_card"]
 
 #: The k-means methods with a closed-form error model in the thesis, in the order of the book's figures.
 MODELLED_METHODS = ("DPLloyd", "DPLloyd-Impr", "UGkM", "EUGkM", "MkM", "Hybrid")
 #: Above this dimension the recommendation leaves the thesis's models (its largest data set has d = 10).
 HIGH_DIMENSION = 10
+#: Above HIGH_DIMENSION, an N·ε/k below this carries a warning: in the book's benchmark (appendix "Which
+#: private k-means?") no method learned much more than the mean of the data there (the digits, N·ε/k = 180 at
+#: ε = 1 and 360 at ε = 2), while the LSH coreset came within 1.12 of non-private k-means at N·ε/k = 1,560.
+LOW_SIGNAL = 500
 _MAX_D = 10**6
 
 
@@ -166,12 +170,17 @@ class Recommendation:
         return df.sort_values("modelled excess NICV").set_index("method")
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td style='text-align:left'>{html.escape(m)}</td><td>{v:.2g}</td></tr>"
+        cell = "padding: 0.25em 0.8em; border-bottom: 1px solid #e4e4e4;"
+        rows = "".join(f"<tr><td style='text-align:left; {cell}'>{html.escape(m)}</td>"
+                       f"<td style='text-align:right; {cell}'>{v:.2g}</td></tr>"
                        for m, v in sorted(self.expected.items(), key=lambda kv: kv[1]))
-        return (f"<p><b>Recommended: {html.escape(self.method)}</b> "
-                f"(<code>{html.escape(self.estimator.__name__)}</code>). {html.escape(self.reason)}</p>"
-                "<table><thead><tr><th style='text-align:left'>method</th><th>modelled excess NICV "
-                "(scaled to [−1, 1]<sup>d</sup>)</th></tr></thead><tbody>" + rows + "</tbody></table>")
+        name = self.estimator.__name__
+        cls = "" if name == self.method else f" (<code>{html.escape(name)}</code>)"
+        return (f"<p><b>Recommended: {html.escape(self.method)}</b>{cls}. {html.escape(self.reason)}</p>"
+                "<table style='border-collapse: collapse; margin: 0.4em 0 1em 0;'><thead><tr>"
+                f"<th style='text-align:left; {cell}'>method</th><th style='text-align:right; {cell}'>"
+                "modelled excess NICV (data scaled to [−1, 1]<sup>d</sup>)</th></tr></thead><tbody>"
+                + rows + "</tbody></table>")
 
 
 def recommend(n: float, d: int, k: int, epsilon: float) -> Recommendation:
@@ -181,7 +190,9 @@ def recommend(n: float, d: int, k: int, epsilon: float) -> Recommendation:
 
     1. ``d > HIGH_DIMENSION`` (10): :class:`~dpclust_core.kmeans.LSHCoresetKMeans`. The thesis's models and
        experiments stop at d = 10; above it a grid has too few cells per dimension to help, and the book's
-       high-dimensional benchmark measures the LSH coreset ahead of DPLloyd, the hybrid and EUGkM.
+       high-dimensional benchmark measures the LSH coreset ahead of DPLloyd, the hybrid and EUGkM. When
+       ``N ε / k < LOW_SIGNAL`` (500) the reason adds a warning: there the benchmark found no method much
+       better than a single centre at the mean of the data.
     2. EUGkM's grid has fewer than 2 cells per dimension (``M^(1/d) < 2``, Eq. 4.13): a grid carries no
        information, so :class:`~dpclust_core.kmeans.DPLloyd` (DPLloyd-Impr).
     3. Otherwise the hybrid's switch (Algorithm 16, Eq. 4.20): if one DPLloyd-Impr round after EUGkM is
@@ -211,6 +222,8 @@ def recommend(n: float, d: int, k: int, epsilon: float) -> Recommendation:
     'Hybrid'
     >>> recommend(20_000, 16, 16, 1.0).method
     'LSHCoresetKMeans'
+    >>> "no method did much better" in recommend(1797, 64, 10, 1.0).reason   # N·ε/k = 180
+    True
     >>> recommend(300, 8, 5, 0.1).method
     'DPLloyd-Impr'
     """
@@ -222,11 +235,15 @@ def recommend(n: float, d: int, k: int, epsilon: float) -> Recommendation:
     det["cells_per_dim_eugkm"] = m_eug
     impr = f"DPLloyd-Impr ({det['rounds_impr']} rounds) is modelled at {models['DPLloyd-Impr']:.2g}"
     if d > HIGH_DIMENSION:
-        return Recommendation(
-            "LSHCoresetKMeans", LSHCoresetKMeans,
-            f"d = {d} is above the thesis's range (d <= {HIGH_DIMENSION}): its grids have few cells per "
-            f"dimension and grow slow, and on high-dimensional data the LSH coreset measures best. {impr}.",
-            models, det)
+        signal = n * eps / k
+        det["n_eps_per_cluster"] = signal
+        reason = (f"d = {d} is above the thesis's range (d <= {HIGH_DIMENSION}): its grids have few cells per "
+                  f"dimension and grow slow, and on high-dimensional data the LSH coreset measures best. {impr}.")
+        if signal < LOW_SIGNAL:
+            reason += (f" But N·ε/k = {signal:.3g} is small: in the book's benchmark, below about {LOW_SIGNAL:,} "
+                       "no method did much better than one centre at the mean of the data; raise ε, reduce d "
+                       "with public knowledge, or collect more data.")
+        return Recommendation("LSHCoresetKMeans", LSHCoresetKMeans, reason, models, det)
     if m_eug < 2.0:
         return Recommendation(
             "DPLloyd-Impr", DPLloyd,
@@ -248,8 +265,8 @@ def recommend(n: float, d: int, k: int, epsilon: float) -> Recommendation:
             models, det)
     return Recommendation(
         "EUGkM", EUGkM,
-        f"{grid}; a DPLloyd-Impr round after it would add more noise than it removes (the hybrid's switch, "
-        f"{dec['mse_hybrid']:.2g} against {dec['var_eugkm']:.2g}), so EUGkM alone. {impr}.",
+        f"{grid}; a DPLloyd-Impr round after it would add more noise than it removes (the hybrid's switch: "
+        f"{dec['mse_hybrid']:.2g} with the round, {dec['var_eugkm']:.2g} without), so EUGkM alone. {impr}.",
         models, det)
 
 
@@ -363,6 +380,17 @@ def synopsis_nicv(synopses, centers, bounds) -> float:
     return float(np.dot(weights, vals) / np.sum(weights))
 
 
+def _text(val) -> str:
+    """A public input as readable text: a dict as "key: value; ...", a list as "a; b", numbers with %g."""
+    if isinstance(val, dict):
+        return "; ".join(f"{k}: {_text(v)}" for k, v in val.items())
+    if isinstance(val, (list, tuple)):
+        return "; ".join(_text(v) for v in val)
+    if isinstance(val, float):
+        return f"{val:g}"
+    return str(val)
+
+
 def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one record", unit: str = "one record",
                  public: dict | None = None, released=(), not_covered=()) -> pd.DataFrame:
     """The facts to publish with a differentially private release, as a two-column table.
@@ -395,6 +423,8 @@ def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one 
     >>> card = release_card(led, unit="one person", public={"k": 3}, released=["the count"])
     >>> card.loc["ε (total)", "value"], card.loc["unit of privacy", "value"]
     ('0.5', 'one person')
+    >>> release_card(led, public={"plan": {"count": 0.5}}).loc["public: plan", "value"]
+    'count: 0.5'
     """
     check_ledger(ledger)
     if ledger is None:
@@ -415,7 +445,7 @@ def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one 
     rows = [("ε (total)", f"{eps:.4g}"), ("δ", f"{dl:.3g}"), ("neighbouring datasets", neighbours),
             ("unit of privacy", unit), ("releases in the ledger", str(len(ledger)))]
     for key, val in (public or {}).items():
-        rows.append((f"public: {key}", str(val)))
+        rows.append((f"public: {key}", _text(val)))
     if released:
         rows.append(("released", "; ".join(released)))
     if not_covered:

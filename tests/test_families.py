@@ -188,3 +188,50 @@ def test_gkm_and_lsh_are_told_apart():
     g, lsh = draw._style("GkM"), draw._style("LSH coreset")
     assert g["color"] == lsh["color"]  # the book's palette gives them one colour ...
     assert (g["marker"], g["linestyle"]) != (lsh["marker"], lsh["linestyle"]) and lsh["linewidth"] > g["linewidth"]
+
+
+# ------------------------------------------------------------------ tables for reading
+def test_reading_tables(grid):
+    s = fx.summarize(grid)
+    h = fx.headline(s, 2.0)
+    assert np.allclose(h["its loss / one centre"], h["its loss"] / h["one centre"])
+    html = fx.headline_display(h).to_html()
+    assert "best / one centre" in html and "diffprivlib" in html
+    st = fx.loss_display(s, 2.0)
+    st._compute()
+    bold = [cell for cell, css in st.ctx.items() if ("font-weight", "bold") in css]
+    assert len({col for _, col in bold}) == 2  # the best method of the package on each dataset
+    shown = fx.results_table(grid[grid["epsilon"].isin([2.0]) | (grid["status"] == "reference")]).to_html()
+    assert "—" in shown and "δ spent" in shown  # the reference rows spend nothing
+    spend = fx.diffprivlib_spend(s)
+    assert spend.columns.tolist() == ["asked ε = 0.5", "asked ε = 2"] and sorted(spend.index) == ["high", "low"]
+    t = fx.high_dimension_table(100_000, 64, 1.0, dims=(2, 100)).iloc[:, :2]
+    assert "1.3 × 10³⁰" in fx.high_dimension_display(t).to_html()
+    assert fx._sci(6.74e-5) == "6.7 × 10⁻⁵" and fx._sci(1024.0) == "1,000" and fx._sci(0.435) == "0.43"
+
+
+def test_lsh_tree_demo():
+    X = _blobs(3000, 2, 6, 2)
+    demo = fx.lsh_tree_demo(X, depth=4, epsilon=1.0, random_state=27)
+    nodes, t = demo["nodes"], demo["threshold"]
+    assert set(nodes["status"]) <= {"split", "leaf", "dropped"} and nodes["level"].max() == 4
+    assert (nodes.loc[nodes["status"] == "leaf", "noisy count"] >= t).all()
+    assert (nodes.loc[nodes["status"] == "dropped", "noisy count"] < t).all()
+    assert (nodes.loc[nodes["status"] == "split", "noisy count"] >= 3 * t).all()
+    level1 = nodes[nodes["level"] == 1]
+    assert level1["count"].sum() == len(X)  # the root splits every point in two
+    n_leaves = (nodes["status"] == "leaf").sum()
+    assert demo["leaf_means"].shape == (n_leaves, 2) and demo["leaf_of"].max() == n_leaves - 1
+    for j in range(n_leaves):  # a noisy average near the exact one (hundreds of points per leaf)
+        m = demo["leaf_of"] == j
+        if m.sum() > 200:
+            assert np.linalg.norm(demo["leaf_means"][j] - X[m].mean(axis=0)) < 0.2
+    _check_figure(draw.lsh_tree(X, demo))
+
+
+def test_lsh_fitted():
+    from dpclust_core.kmeans import LSHCoresetKMeans
+
+    est = LSHCoresetKMeans(3, 1.0, bounds=(-1, 1), random_state=0).fit(_blobs(2000, 24, 3, 3))
+    t = fx.lsh_fitted(est)
+    assert len(t) == 6 and t.loc["projected dimension, p", "chosen by the fit"] == str(est.projection_dim_)

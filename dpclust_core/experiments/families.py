@@ -49,8 +49,9 @@ from ..data import make_gowalla_like, make_image_like, make_lsh_mixture, make_s1
 
 __all__ = ["EPSILONS", "SEEDS", "DATASET_NAMES", "METHOD_NAMES", "PACKAGE_METHODS", "ESTIMATORS", "REFERENCES",
            "COLUMNS", "Dataset", "datasets", "methods", "baseline", "run_grid", "summarize", "loss_table",
-           "headline", "advisor_check", "high_dimension_table", "SOURCES", "dataset_table", "compare_runs",
-           "ledger_stages"]
+           "headline", "advisor_check", "high_dimension_table", "high_dimension_display", "SOURCES",
+           "dataset_table", "compare_runs", "ledger_stages", "lsh_fitted", "results_table", "loss_display",
+           "diffprivlib_spend", "lsh_tree_demo", "headline_display"]
 
 #: The budgets of the benchmark.
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
@@ -526,7 +527,8 @@ def loss_table(summary: pd.DataFrame, epsilon: float = 1.0, value: str = "loss")
 
 def headline(summary: pd.DataFrame, epsilon: float = 1.0) -> pd.DataFrame:
     """At one ε, per dataset: the best method of the package (lowest median loss), its loss and fit time,
-    diffprivlib's loss, fit time and measured ε, and the loss of one centre.
+    diffprivlib's loss, fit time and measured ε, the loss of one centre, and the best loss over the loss of
+    one centre (near 1: even the best method releases centres that carry almost no information).
 
     Examples
     --------
@@ -550,7 +552,24 @@ def headline(summary: pd.DataFrame, epsilon: float = 1.0) -> pd.DataFrame:
                      "diffprivlib fit (s)": dpl["fit_seconds"].iloc[0] if len(dpl) else math.nan,
                      "diffprivlib ε spent": dpl["epsilon_spent"].iloc[0] if len(dpl) else math.nan,
                      "one centre": one.iloc[0] if len(one) else math.nan})
+        r = rows[-1]
+        r["its loss / one centre"] = r["its loss"] / r["one centre"] if r["one centre"] > 0 else math.nan
     return pd.DataFrame(rows).set_index("dataset")
+
+
+def headline_display(h: pd.DataFrame):
+    """:func:`headline` for reading (an HTML table with two header rows): the best method of the package, its
+    loss and fit time; diffprivlib's loss, fit time and measured ε; the loss of one centre and the best loss
+    over it. Losses to three significant digits, times to two."""
+    cols = {"best of the package": ("best of the package", "method"), "its loss": ("best of the package", "loss"),
+            "its fit (s)": ("best of the package", "fit (s)"), "diffprivlib loss": ("diffprivlib", "loss"),
+            "diffprivlib fit (s)": ("diffprivlib", "fit (s)"), "diffprivlib ε spent": ("diffprivlib", "ε spent"),
+            "one centre": ("one centre", "loss"), "its loss / one centre": ("best / one centre", "")}
+    t = h[list(cols)].copy()
+    t.columns = pd.MultiIndex.from_tuples(list(cols.values()))
+    fmt = {c: ("{:.2f}" if c[1] == "fit (s)" or c[0] == "best / one centre" else "{:.3g}")
+           for c in t.columns if c[1] != "method"}
+    return _table(t, fmt)
 
 
 _ADVISOR_NAMES = {"LSHCoresetKMeans": "LSH coreset"}
@@ -620,24 +639,55 @@ def high_dimension_table(n: int, k: int, epsilon: float, dims=(2, 10, 64, 100)) 
                      "spread of the data": spread, "DPLloyd-Impr error / spread": mse / spread})
     return pd.DataFrame(rows).set_index("d")
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _sci(v: float, digits: int = 2) -> str:
+    """A number for reading: plain with ``digits`` significant digits between 0.001 and 100,000 (thousands
+    separated), otherwise "6.7 × 10⁻⁵"."""
+    if not math.isfinite(v) or v == 0:
+        return f"{v:g}"
+    if 1e-3 <= abs(v) < 1e5:
+        return f"{float(f'{v:.{digits}g}'):,g}"
+    e = int(math.floor(math.log10(abs(v))))
+    m = v / 10**e
+    return f"{m:.{digits - 1}f} × 10{str(e).translate(_SUPERSCRIPT)}"
+
+
+def _table(df, fmt=None, **kwargs):
+    """:func:`dpclust_core.plots.table` (imported on use: the benchmark runs without matplotlib)."""
+    from ..plots import table
+
+    return table(df, fmt, **kwargs)
+
+
+def high_dimension_display(t: pd.DataFrame):
+    """:func:`high_dimension_table` for reading (an HTML table): whole cells, powers of ten written out,
+    errors and spreads to two significant digits."""
+    fmt = {c: _sci for c in t.columns}
+    fmt["EUGkM cells per dimension"] = "{:d}"
+    return _table(t, fmt)
+
+
 def dataset_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """The datasets of a summary: N, d, k, the public box, the generator or loader, and the loss of one centre.
+    """The datasets of a summary: N (as text, thousands separated), d, k, the public box, the generator or
+    loader, and the loss of one centre.
 
     Examples
     --------
     >>> small = [Dataset("Image (3-D)", make_image_like(500, random_state=0)[0], 3, (-1.0, 1.0), "")]
     >>> s = summarize(run_grid(small, [1.0], [0], methods=["EUGkM"]))
     >>> t = dataset_table(s)
-    >>> int(t.loc["Image (3-D)", "N"]), t.loc["Image (3-D)", "public box"]
-    (500, '[-1, 1]^3')
+    >>> t.loc["Image (3-D)", "N"], t.loc["Image (3-D)", "public box"]
+    ('500', '[-1, 1]^3')
     """
     rows = []
     for name in _order(summary["dataset"].unique(), DATASET_NAMES):
         s = summary[summary["dataset"] == name]
         one = s.loc[s["method"] == "one centre", "loss"]
         src, box = SOURCES.get(name, ("", ""))
-        rows.append({"dataset": name, "N": int(s["n"].iloc[0]), "d": int(s["d"].iloc[0]), "k": int(s["k"].iloc[0]),
-                     "public box": box, "data": src,
+        rows.append({"dataset": name, "N": f"{int(s['n'].iloc[0]):,}", "d": int(s["d"].iloc[0]),
+                     "k": int(s["k"].iloc[0]), "public box": box, "data": src,
                      "loss of one centre": float(one.iloc[0]) if len(one) else math.nan})
     return pd.DataFrame(rows).set_index("dataset")
 
@@ -692,3 +742,122 @@ def ledger_stages(ledger) -> pd.DataFrame:
     eps, dl = ledger.total()
     df.loc[len(df)] = ["total", eps, dl, len(ledger)]
     return df.set_index("stage")
+
+
+def lsh_fitted(est) -> pd.DataFrame:
+    """What an :class:`~dpclust_core.kmeans.LSHCoresetKMeans` fit chose from its noisy releases, as a table of
+    text: the radius R of the ball, the projected dimension p, the tree's depth L and leaf threshold τ, the
+    number of leaves and the two clipping radii r (projected space, then all d dimensions).
+
+    Examples
+    --------
+    >>> from dpclust_core.kmeans import LSHCoresetKMeans
+    >>> X = np.random.default_rng(0).normal(0, 0.1, (2000, 3))
+    >>> lsh_fitted(LSHCoresetKMeans(2, 1.0, bounds=(-1, 1), random_state=0).fit(X)).index[0]
+    'radius of the ball, R'
+    """
+    rows = {"radius of the ball, R": f"{est.radius_:.2f}",
+            "projected dimension, p": f"{est.projection_dim_}",
+            "depth of the tree, L": f"{est.tree_depth_}",
+            "leaf threshold, τ (noisy count)": f"{est.leaf_threshold_:.0f}",
+            "leaves": f"{est.n_leaves_}",
+            "clipping radius r: projected, then all d": ", ".join(f"{r:.2f}" for r in est.clip_radii_)}
+    return pd.DataFrame({"chosen by the fit": list(rows.values())}, index=pd.Index(list(rows), name="quantity"))
+
+
+def results_table(df: pd.DataFrame):
+    """Rows of :func:`run_grid` for reading (an HTML table): one row per method and seed with its loss, wall
+    time of the fit and the ε and δ it spent ("—" for the reference rows)."""
+    out = pd.DataFrame({"loss": df["loss"].to_numpy(), "fit (s)": df["fit_seconds"].to_numpy(),
+                        "ε spent": df["epsilon_spent"].to_numpy(), "δ spent": df["delta_spent"].to_numpy()},
+                       index=pd.Index(df["method"].to_numpy(), name="method"))
+    return _table(out, {"loss": "{:.3g}", "fit (s)": "{:.2f}", "ε spent": "{:.3g}",
+                        "δ spent": lambda v: "0" if v == 0 else f"{v:.0e}"})
+
+
+def loss_display(summary: pd.DataFrame, epsilon: float = 1.0):
+    """:func:`loss_table` at ``epsilon`` for reading (an HTML table): three significant digits, and the best
+    method of the package on every dataset in bold (with every method that ties with it at that precision)."""
+    t = loss_table(summary, epsilon)
+    t.columns = [c.replace("-", "\u2011") for c in t.columns]  # a non-breaking hyphen: "(2-D)" stays whole
+    st = _table(t, "{:.3g}")
+    pkg = [m for m in PACKAGE_METHODS if m in t.index]
+
+    def bold(col):  # every method that shows the best value (ties at the precision shown included)
+        best = f"{col.loc[pkg].min():.3g}"
+        return ["font-weight: bold" if (m in pkg and f"{v:.3g}" == best) else "" for m, v in col.items()]
+
+    return st.apply(bold, axis=0)
+
+
+def diffprivlib_spend(summary: pd.DataFrame) -> pd.DataFrame:
+    """The ε diffprivlib's fits really spent (the largest over the seeds), per dataset and ε asked."""
+    dpl = summary[summary["method"] == "diffprivlib"]
+    t = dpl.pivot(index="dataset", columns="epsilon", values="epsilon_spent")
+    t.columns = [f"asked ε = {e:g}" for e in t.columns]
+    return t.reindex(_order(t.index, DATASET_NAMES))
+
+
+def lsh_tree_demo(X, *, depth: int = 4, epsilon: float = 1.0, threshold: float | None = None, random_state=0):
+    """The SimHash prefix tree of the LSH coreset (step 4 of :mod:`dpclust_core.kmeans.lsh_coreset`), built
+    level by level on 2-D data for a figure: every level draws a public random direction ``v``, each point
+    gets the bit ``<y, v> >= 0``, and the children of every branching node get noisy counts
+    (:func:`~dpclust_core.mechanisms.laplace_mechanism`, sensitivity 1 per level, ``epsilon / depth`` each). A
+    child is kept when its noisy count reaches ``threshold`` (τ) and split further when it reaches 3τ.
+
+    ``X`` is centred at its box centre already (the tree cuts through the origin). ``threshold`` defaults to
+    the estimator's rule, ``max(N / (16 k), 4 L / ε)`` with k = 8. Returns a dict: ``directions`` (L × 2),
+    ``nodes`` (a DataFrame: level, code, exact count, noisy count, status "split", "leaf" or "dropped"),
+    ``leaf_of`` (the leaf of every point, -1 for none), ``threshold``, and the private coreset: ``leaf_means``
+    (noisy sums, Gaussian with L2 sensitivity √d, the radius of ``[-1, 1]^d``, over noisy counts) and
+    ``leaf_counts``, each at ``epsilon`` again (a figure, not an accounted release).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(0, 0.3, (2000, 2))
+    >>> demo = lsh_tree_demo(X, depth=3, epsilon=1.0)
+    >>> sorted(set(demo["nodes"]["status"])) <= ["dropped", "leaf", "split"]
+    True
+    """
+    from ..mechanisms import gaussian_mechanism, laplace_mechanism
+
+    rng = np.random.default_rng(random_state)
+    Y = np.asarray(X, dtype=float)
+    n = len(Y)
+    eps_lvl = epsilon / depth
+    t = threshold if threshold is not None else max(n / (16 * 8), 4 * depth / epsilon)
+    dirs = rng.normal(size=(depth, Y.shape[1]))  # public random directions (not privacy noise)
+    code = np.zeros(n, dtype=np.int64)
+    branching = {0}
+    leaf_of = np.full(n, -1)
+    rows = []
+    for level in range(1, depth + 1):  # a loop over the levels of the tree
+        code = 2 * code + (Y @ dirs[level - 1] >= 0)
+        parents = code // 2
+        cand = sorted({2 * b + bit for b in branching for bit in (0, 1)})
+        exact = np.array([np.sum((code == c) & np.isin(parents, list(branching))) for c in cand], dtype=float)
+        noisy = np.atleast_1d(laplace_mechanism(exact, 1.0, eps_lvl, rng, l0_sensitivity=1))
+        new_branching = set()
+        for c, e, z in zip(cand, exact, noisy):
+            if z >= 3 * t and level < depth:
+                status = "split"
+                new_branching.add(c)
+            elif z >= t:
+                status = "leaf"
+                leaf_of[(code == c) & (leaf_of < 0) & np.isin(parents, list(branching))] = len(
+                    [r for r in rows if r["status"] == "leaf"])
+            else:
+                status = "dropped"
+            rows.append({"level": level, "code": int(c), "count": int(e), "noisy count": float(z),
+                         "status": status})
+        branching = new_branching
+    # the leaf averages: noisy sums (Gaussian, L2 sensitivity = the radius of the data's ball) over noisy counts
+    n_leaves = int(leaf_of.max()) + 1
+    R = float(np.sqrt(Y.shape[1]))  # the half-diagonal of [-1, 1]^d
+    counts = np.array([np.sum(leaf_of == j) for j in range(n_leaves)], dtype=float)
+    sums = np.array([Y[leaf_of == j].sum(axis=0) for j in range(n_leaves)]).reshape(n_leaves, Y.shape[1])
+    noisy_sums = gaussian_mechanism(sums, R, epsilon, 1e-6, rng, l0_sensitivity=Y.shape[1])
+    noisy_counts = np.atleast_1d(laplace_mechanism(counts, 1.0, epsilon, rng, l0_sensitivity=1))
+    means = np.atleast_2d(noisy_sums) / np.maximum(noisy_counts, 1.0)[:, None]
+    return {"directions": dirs, "nodes": pd.DataFrame(rows), "leaf_of": leaf_of, "threshold": float(t),
+            "leaf_means": means, "leaf_counts": noisy_counts}

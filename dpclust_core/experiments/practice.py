@@ -40,14 +40,22 @@ from ..kmeans import (DPLloyd, EUGkM, HybridKMeans, best_of_lloyd, cells_per_dim
 from ..mechanisms import laplace_grid, laplace_mechanism, naive_laplace
 from ..metrics import nicv
 
-__all__ = ["PLAN", "K_RANGE", "LOG2_RANGE", "load_airports", "bounds_coverage", "bounds_table", "run_pipeline",
-           "pipeline_runs", "choose_k_table", "ledger_by_step", "nonprivate_reference", "planner_models",
-           "planner_measurements", "membership_attack", "posterior_table", "epsilon_meaning",
-           "n_public_effect",
+
+def _table(df, fmt=None, **kwargs):
+    """:func:`dpclust_core.plots.table` (imported here, so that the experiments load without matplotlib)."""
+    from ..plots import table
+
+    return table(df, fmt, **kwargs)
+
+__all__ = ["PLAN", "K_RANGE", "LOG2_RANGE", "load_airports", "box_table", "bounds_coverage", "bounds_table",
+           "run_pipeline", "pipeline_runs", "runs_table", "choose_k_table", "ledger_by_step",
+           "nonprivate_reference", "planner_models", "planner_measurements", "membership_attack",
+           "posterior_table", "epsilon_meaning", "meaning_table", "n_public_effect", "recommend_table",
            # appendix
            "diffprivlib_ledger", "diffprivlib_spend_table", "diffprivlib_iteration_boundary",
            "audit_diffprivlib_iterations", "audit_diffprivlib_empty_cluster", "audit_dplloyd_empty_cluster",
-           "svt_table", "svt_display", "float_attack_summary", "audit_table", "bugs_table"]
+           "svt_table", "svt_display", "float_attack_summary", "float_attack_display", "audit_table",
+           "bugs_table"]
 
 #: The chapter's budget plan (total ε = 1): a noisy N shared by every step, the bounds, the choice of k, the fit.
 PLAN = {"N (noisy count)": 0.02, "bounds": 0.3, "choose k": 0.3, "fit": 0.38}
@@ -90,16 +98,28 @@ def bounds_coverage(X, epsilons, seeds, **kwargs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def bounds_table(cov: pd.DataFrame, columns=("longitude", "latitude")) -> pd.DataFrame:
-    """Summary of :func:`bounds_coverage` for display: per ε and column, the median and lowest coverage and the
-    median and largest width ratio over the seeds."""
+def box_table(X, low, high, columns=("longitude", "latitude")):
+    """The released box, one row per column of ``X``: ``low`` and ``high`` (one decimal) and, for reference only
+    (it reads the data), the share of the column's values inside. An HTML table."""
+    X = np.asarray(X, dtype=float)
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    inside = np.mean((X >= low) & (X <= high), axis=0)
+    df = pd.DataFrame({"low": low, "high": high, "values inside (for reference)": inside},
+                      index=pd.Index(list(columns), name="column"))
+    return _table(df, {"low": "{:.1f}", "high": "{:.1f}", "values inside (for reference)": "{:.1%}"})
+
+
+def bounds_table(cov: pd.DataFrame, columns=("longitude", "latitude")):
+    """Summary of :func:`bounds_coverage` for display (an HTML table): per ε and column, the median and lowest
+    coverage (in %) and the median and largest width ratio over the seeds."""
     g = cov.groupby(["epsilon", "column"])
     df = pd.DataFrame({"coverage (median)": g["coverage"].median(), "coverage (lowest)": g["coverage"].min(),
                        "width / 1–99 % range (median)": g["width ratio"].median(),
                        "width / 1–99 % range (largest)": g["width ratio"].max()}).reset_index()
     df["column"] = [columns[j] for j in df["column"]]
-    df = df.rename(columns={"epsilon": "ε of the bounds"})
-    return df.set_index(["ε of the bounds", "column"]).round(3)
+    df = df.rename(columns={"epsilon": "ε of the bounds"}).set_index(["ε of the bounds", "column"])
+    fmt = {c: ("{:.1%}" if c.startswith("coverage") else "{:.2f}") for c in df.columns}
+    return _table(df, fmt, index_fmt="{:g}")
 
 
 # ============================================================================================ the pipeline
@@ -156,6 +176,22 @@ def pipeline_runs(X, seeds, plan=PLAN, **kwargs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def runs_table(runs: pd.DataFrame):
+    """:func:`pipeline_runs` for reading (an HTML table): per run the chosen k, the method, the share of records
+    inside the box, the NICV of the released centres, its private estimate, the non-private NICV, and the two
+    ratios the chapter discusses (released / non-private, estimate / true)."""
+    df = pd.DataFrame({"k": runs["k"].to_numpy(), "method": runs["method"].to_numpy(),
+                       "records inside the box": runs["coverage"].to_numpy(),
+                       "NICV": runs["NICV"].to_numpy(), "private estimate": runs["NICV estimate"].to_numpy(),
+                       "non-private NICV": runs["non-private NICV"].to_numpy(),
+                       "NICV / non-private": (runs["NICV"] / runs["non-private NICV"]).to_numpy(),
+                       "estimate / NICV": (runs["NICV estimate"] / runs["NICV"]).to_numpy()},
+                      index=pd.Index(runs["seed"].to_numpy(), name="run"))
+    fmt = {"records inside the box": "{:.1%}", "NICV": "{:.1f}", "private estimate": "{:.1f}",
+           "non-private NICV": "{:.1f}", "NICV / non-private": "{:.2f}", "estimate / NICV": "{:.2f}"}
+    return _table(df, fmt)
+
+
 def choose_k_table(choice, X=None, bounds=None) -> pd.DataFrame:
     """The validity of every candidate k from a :class:`~dpclust_core.kmeans.choose_k.ChooseKResult` (lower is better),
     with the chosen one marked; given ``X`` and ``bounds`` also the non-private validity (best of 5 Lloyd runs
@@ -200,8 +236,22 @@ def n_public_effect(n_true, n_hat, d, epsilon) -> pd.DataFrame:
     rows = []
     for label, n in (("exact N (published)", n_true), ("noisy N (released)", n_hat)):
         M = eugkm_grid_size(n, epsilon, d)
-        rows.append({"N used": label, "N": round(float(n), 1), "cells per dimension": cells_per_dimension(M, d)})
+        rows.append({"N used": label, "N": f"{float(n):,.0f}", "cells per dimension": cells_per_dimension(M, d)})
     return pd.DataFrame(rows).set_index("N used")
+
+
+def recommend_table(cases: dict, epsilons=(0.1, 1.0)) -> pd.DataFrame:
+    """:func:`~dpclust_core.advisor.recommend` for every named ``(N, d, k)`` of ``cases`` and every ε: the
+    method, EUGkM's cells per dimension and the modelled excess NICV of EUGkM, the hybrid and DPLloyd-Impr
+    (data scaled to ``[-1, 1]^d``), as text rounded to two significant digits."""
+    rows = []
+    for name, (n, d, k) in cases.items():
+        for e in epsilons:
+            r = recommend(n, d, k, e)
+            rows.append({"data": name, "ε": f"{e:g}", "recommended": r.method,
+                         "EUGkM cells per dimension": f"{r.details['cells_per_dim_eugkm']:.1f}",
+                         **{f"model: {m}": f"{r.expected[m]:.2g}" for m in ("EUGkM", "Hybrid", "DPLloyd-Impr")}})
+    return pd.DataFrame(rows).set_index(["data", "ε"])
 
 
 # ============================================================================================ the planner
@@ -303,6 +353,15 @@ def posterior_table(epsilons, priors=(0.01, 0.5)) -> pd.DataFrame:
             row[f"max posterior (prior {p:.0%})"] = posterior_bound(p, e)
         rows.append(row)
     return pd.DataFrame(rows).set_index("ε")
+
+
+def meaning_table(meaning: pd.DataFrame):
+    """:func:`epsilon_meaning` for reading (an HTML table): e^ε to three significant digits, probabilities in %,
+    the auditor's bound to two decimals."""
+    fmt = {c: "{:.1%}" for c in meaning.columns if c.startswith(("max posterior", "TPR"))}
+    fmt["e^ε"] = lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
+    fmt["auditor: ε at least"] = "{:.2f}"
+    return _table(meaning, fmt, index_fmt="{:g}")
 
 
 def epsilon_meaning(attacks: dict, priors=(0.01, 0.5)) -> pd.DataFrame:
@@ -569,21 +628,32 @@ def svt_table(epsilon=1.0, *, n_audit=20_000, random_state=None) -> pd.DataFrame
     return pd.DataFrame(rows).set_index("variant")
 
 
+def _p_text(p: float) -> str:
+    """A p-value for reading: two significant digits, and "< 10⁻³⁰⁰" where it underflows to 0."""
+    return "<\u00a010⁻³⁰⁰" if p <= 0 else f"{p:.2g}"
+
+
+def _p_is(p: float) -> str:
+    """"p = 0.003", or "p < 10⁻³⁰⁰" where the p-value underflows to 0."""
+    return "p <\u00a010⁻³⁰⁰" if p <= 0 else f"p = {p:.1g}"
+
+
 def svt_display(df: pd.DataFrame) -> pd.DataFrame:
-    """:func:`svt_table` rounded for reading: ε values to two decimals (∞ written out), p-values to two
-    significant digits, noise ratios to two decimals (the number of audit runs, the same on every row, is left
-    out)."""
+    """:func:`svt_table` for reading, one row per variant named by its source: ε values to two decimals (∞
+    written out), p-values to two significant digits, noise ratios to two decimals, every cell as text (the
+    number of audit runs, the same on every row, is left out)."""
     def eps(x):
         return "∞" if math.isinf(x) else f"{x:.2f}"
 
-    out = pd.DataFrame(index=df.index)
-    out["source"] = [src.replace(" (this chapter)", "") for src in df["source"]]
+    src = [s_.replace(" (this chapter)", "") for s_ in df["source"]]
+    out = pd.DataFrame(index=pd.Index(src, name="variant (source)"))
+    out["private?"] = ["yes" if v else "no" for v in df["private"]]
     out["actual ε (c = 1)"] = [eps(x) for x in df["actual ε (c = 1)"]]
     out["actual ε (c = 10)"] = [eps(x) for x in df["actual ε (c = 10)"]]
     out["exact ln R"] = [eps(x) for x in df["exact ln R"]]
-    out["auditor p-value"] = [f"{p:.2g}" for p in df["auditor p-value"]]
-    out["noise vs correct (c = 1)"] = df["noise vs correct (c = 1)"].round(2)
-    out["noise vs correct (c = 10)"] = df["noise vs correct (c = 10)"].round(2)
+    out["auditor p-value"] = [_p_text(p) for p in df["auditor p-value"]]
+    out["noise vs correct (c = 1)"] = [f"{x:.2f}" for x in df["noise vs correct (c = 1)"]]
+    out["noise vs correct (c = 10)"] = [f"{x:.2f}" for x in df["noise vs correct (c = 10)"]]
     return out
 
 
@@ -627,44 +697,59 @@ def float_attack_summary(n=200_000, *, epsilon=0.5, random_state=None) -> pd.Dat
 
 
 def audit_table(results: dict) -> pd.DataFrame:
-    """One row per named :class:`~dpclust_core.audit.AuditResult`: runs per dataset, the event's counts on the
-    fresh batch, the p-value, the verdict at the 0.01 level and the empirical lower bound on ε."""
+    """One row per named :class:`~dpclust_core.audit.AuditResult`: runs per dataset, how often the selected event
+    happened on the first dataset D and on its neighbour D′ (fresh batch), the p-value, the verdict at the 0.01
+    level and the empirical lower bound on ε."""
     rows = []
     for name, res in results.items():
-        rows.append({"audit": name, "runs per dataset": res.n_samples, "counts (fresh batch)": str(res.counts),
-                     "p-value": f"{res.p_value:.2g}",
+        c1, c2 = res.counts if res.direction == "D1>D2" else res.counts[::-1]
+        rows.append({"audit": name, "runs per dataset": res.n_samples, "event on D": int(c1),
+                     "event on D′": int(c2), "p-value": _p_text(res.p_value),
                      "verdict": "violation" if res.rejects(0.01) else "no violation found",
-                     "ε at least": round(res.epsilon_lower_bound, 2)})
+                     "ε at least": f"{res.epsilon_lower_bound:.2f}"})
     return pd.DataFrame(rows).set_index("audit")
 
 
+def float_attack_display(floats: pd.DataFrame) -> pd.DataFrame:
+    """:func:`float_attack_summary` for reading: counts as integers, the p-value to two significant digits,
+    the bound on ε and the ratios rounded, every cell as text."""
+    out = pd.DataFrame(index=floats.index)
+    out["test fires on 5"] = [f"{int(v):,}" for v in floats["events from 5"]]
+    out["test fires on 6"] = [f"{int(v):,}" for v in floats["events from 6"]]
+    out["auditor p-value"] = [_p_text(p) for p in floats["auditor p-value"]]
+    out["ε at least"] = [f"{v:.2f}" for v in floats["ε at least"]]
+    out["noise scale × ε"] = [f"{v:.4f}" for v in floats["noise scale × ε"]]
+    out["time / numpy's"] = [f"{v:.1f}" for v in floats["time / numpy's"]]
+    return out
+
+
 def bugs_table(spend: pd.DataFrame, iters, empty, svt_df: pd.DataFrame, floats: pd.DataFrame) -> pd.DataFrame:
-    """Every bug of the appendix in one table: where, what is claimed, what holds, how it was found, the fix and
-    what the fix costs."""
+    """Every bug of the appendix in one table (each claims ε-DP): what holds instead, how it was found, the fix
+    and what the fix costs."""
     worst = spend["spent (its own mechanisms)"].max()
     d_worst = int(spend["spent (its own mechanisms)"].idxmax())
     broken = svt_df[~svt_df["private"]]
     saving = 1.0 / broken["noise vs correct (c = 10)"].min()
     fp, pk = floats.iloc[0], floats.iloc[1]
     t_ratio = pk["time / numpy's"]
-    svt_actual = "; ".join(f"{v}: {'∞' if math.isinf(a) else f'{a:.2f} ε'}"
-                           for v, a in broken["actual ε (c = 10)"].items())
+    svt_actual = "; ".join(f"{src.replace(' (this chapter)', '')}: {'∞' if math.isinf(a) else f'{a:.2f} ε'}"
+                           for src, a in zip(broken["source"], broken["actual ε (c = 10)"]))
     rows = [
-        ("diffprivlib 0.6.6 KMeans: count and sum shares swapped", "ε",
+        ("diffprivlib 0.6.6 KMeans: count and sum shares swapped",
          f"up to {worst:.2f} ε (d = {d_worst}); {spend['true ε, box [1, 2]^d'].max():.2f} ε when the box "
          "excludes 0", "ledger of its mechanisms' parameters", "unpack the pair in the right order",
          "nothing"),
-        ("diffprivlib 0.6.6 KMeans: rounds read the exact N", "ε",
-         f"∞ (n_iter_ differs between N = {iters[1]} and N + 1)", f"auditor, p = {iters[0].p_value:.1g}",
+        ("diffprivlib 0.6.6 KMeans: rounds read the exact N",
+         f"∞ (n_iter_ differs between N = {iters[1]} and N + 1)", f"auditor, {_p_is(iters[0].p_value)}",
          "rounds from a noisy N (as DPLloyd-Impr here)", "5 % of ε for the noisy N"),
-        ("diffprivlib 0.6.6 KMeans: empty clusters skipped", "ε", "∞ (a centre stays exactly put)",
-         f"auditor, p = {empty.p_value:.1g}", "noise every cluster, empty or not", "nothing"),
-        (f"Sparse Vector: {len(broken)} published variants", "ε",
+        ("diffprivlib 0.6.6 KMeans: empty clusters skipped", "∞ (a centre stays exactly put)",
+         f"auditor, {_p_is(empty.p_value)}", "noise every cluster, empty or not", "nothing"),
+        (f"Sparse Vector: {len(broken)} published variants",
          svt_actual + " (c = 10)", "exact ln R and auditor", "the correct version (thesis Alg. 17 or 23)",
-         f"comparison noise up to {saving:.1f}× larger (c = 10)"),
-        ("Textbook floating-point Laplace", "ε", "∞ (low bits reveal the input)",
-         f"auditor, p = {fp['auditor p-value']:.1g}", "discrete noise on a power-of-two grid",
-         f"{(pk['noise scale × ε'] - 1) * 100:.2f} % more noise, {t_ratio:.0f}× the time"),
+         f"comparison noise up to {saving:.0f}× larger (c = 10)"),
+        ("Textbook floating-point Laplace", "∞ (low bits reveal the input)",
+         f"auditor, {_p_is(fp['auditor p-value'])}", "discrete noise on a power-of-two grid",
+         f"{(pk['noise scale × ε'] - 1) * 100:.1f} % more noise, {t_ratio:.1f}× the time"),
     ]
-    return pd.DataFrame(rows, columns=["bug", "claimed", "actual", "found by", "fix", "cost of the fix"]) \
-        .set_index("bug")
+    return pd.DataFrame(rows, columns=["bug (each claims ε-DP)", "actual privacy", "found by", "fix",
+                                       "cost of the fix"]).set_index("bug (each claims ε-DP)")

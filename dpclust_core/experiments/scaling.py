@@ -34,8 +34,8 @@ from .._validation import check_int, check_real
 from ..kmeans import DPLloyd
 from ..kmeans.lloyd import _exact_stats, sphere_packing_centroids
 
-__all__ = ["BOUNDS", "lazy_blobs", "numpy_blobs", "blob_centres", "time_fit", "scaling_runs", "DriverMemory",
-           "block_partials", "same_release"]
+__all__ = ["BOUNDS", "lazy_blobs", "numpy_blobs", "blob_centres", "time_fit", "scaling_runs", "scaling_table",
+           "DriverMemory", "block_partials", "same_release"]
 
 #: The public domain of the generated data (the blobs are clipped into it).
 BOUNDS = (-1.0, 1.0)
@@ -185,6 +185,24 @@ def scaling_runs(sizes, *, chunk_rows: int = 250_000, d: int = 2, k: int = 5, n_
             rows.append({"where": "in memory", **time_fit(Xn, n_clusters=k, n_rounds=n_rounds)})
             del Xn
     return pd.DataFrame(rows)
+
+
+def scaling_table(runs: pd.DataFrame):
+    """:func:`scaling_runs` for reading (an HTML table): one row per n, for the dask cluster and in memory the
+    wall seconds of a round, the CPU nanoseconds of the work per point and round, and the rise of the driver's
+    resident memory during the fit (MiB)."""
+    from ..plots import table
+
+    cols = {"seconds_per_round": "s / round", "cpu_ns_per_point_round": "CPU ns / point",
+            "driver_rise_mb": "driver + MiB"}
+    wheres = list(dict.fromkeys(runs["where"]))  # "dask cluster", then "in memory"
+    t = pd.concat({w: runs[runs["where"] == w].set_index("n")[list(cols)].rename(columns=cols) for w in wheres},
+                  axis=1)
+    t.index = [f"{int(v):,}" for v in t.index]
+    t.index.name = "points n"
+    fmt = {c: ("{:.3f}" if c[1] == "s / round" else "{:.0f}" if c[1] == "CPU ns / point" else "{:.1f}")
+           for c in t.columns}
+    return table(t, fmt)
 
 
 def block_partials(X, centroids, n_blocks: int, r: float = 1.0) -> np.ndarray:

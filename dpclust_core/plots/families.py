@@ -23,7 +23,7 @@ from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 from . import PALETTE, figure, method_style
 
-__all__ = ["loss_vs_epsilon", "fit_times", "at_epsilon"]
+__all__ = ["loss_vs_epsilon", "fit_times", "at_epsilon", "lsh_tree"]
 
 _THICK = {"LSH coreset": 3.0, "GkM": 1.4}
 _DATASET_MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -245,4 +245,99 @@ def at_epsilon(summary, epsilon: float, methods=None, groups=None):
     fig.suptitle(f"ε = {epsilon:g}: median and [25 %, 75 %] over the seeds", fontsize=11)
     _legend_below(fig, [Line2D([], [], color=method_style(m)["color"], marker=method_style(m)["marker"] or "o",
                                linestyle="", markersize=7, label=m) for m in ms] + _reference_handles(), ncol=4)
+    return fig
+
+
+_LEAF_COLOURS = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "yellow", "black")]
+
+
+def lsh_tree(X, demo, *, title=None):
+    """The SimHash prefix tree of :func:`~dpclust_core.experiments.families.lsh_tree_demo` in two panels. Left:
+    the 2-D points coloured by their leaf (grey: in no leaf), the random hyperplanes through the centre (lines,
+    numbered by level) and every leaf's average as a large marker. Right: the tree, one row per level, each
+    node with its noisy count: split (it has children), kept as a leaf, or dropped (below the threshold τ).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpclust_core.experiments import families as fx
+    >>> X = np.random.default_rng(0).normal(0, 0.3, (1000, 2))
+    >>> len(lsh_tree(X, fx.lsh_tree_demo(X, depth=3)).axes)
+    2
+    """
+    X = np.asarray(X, dtype=float)
+    nodes, leaf_of, dirs = demo["nodes"], demo["leaf_of"], demo["directions"]
+    depth = len(dirs)
+    fig, (ax, bx) = figure(ncols=2, height=4.2, layout="constrained")
+    # left: the data, the hyperplanes, the leaves
+    out = leaf_of < 0
+    ax.scatter(X[out, 0], X[out, 1], s=4, color=PALETTE["grey"], alpha=0.35, linewidths=0)
+    for j in range(int(leaf_of.max()) + 1):
+        m = leaf_of == j
+        col = _LEAF_COLOURS[j % len(_LEAF_COLOURS)]
+        ax.scatter(X[m, 0], X[m, 1], s=4, color=col, alpha=0.4, linewidths=0)
+        c, w = demo["leaf_means"][j], demo["leaf_counts"][j]
+        ax.scatter(*c, s=40 + 0.25 * max(w, 0.0), marker="o", color=col, edgecolors=PALETTE["black"],
+                   linewidths=1.2, zorder=4)
+    lim = 1.05 * float(np.abs(X).max())
+    for level, v in enumerate(dirs, start=1):
+        w = np.array([-v[1], v[0]]) / np.linalg.norm(v)  # the hyperplane <y, v> = 0 is the line along w
+        w = w * lim / np.abs(w).max()  # to the edge of the square panel
+        ax.plot([-w[0], w[0]], [-w[1], w[1]], color=PALETTE["black"], lw=1.0, ls="--")
+        ax.annotate(f"ℓ = {level}", 0.85 * w, fontsize=10, ha="center", va="center",
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85), zorder=5)
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
+    ax.set_aspect("equal")
+    ax.set_xlabel("$y_1$")
+    ax.set_ylabel("$y_2$")
+    ax.set_title("leaves; ● noisy leaf averages", fontsize=11)
+    # right: the tree
+    pos = {}
+    for level in range(1, depth + 1):
+        lv = nodes[nodes["level"] == level].sort_values("code")
+        xs = np.linspace(0, 1, len(lv) + 2)[1:-1]
+        for x, (_, r) in zip(xs, lv.iterrows()):
+            pos[(level, r["code"])] = x
+    leaf_no = 0
+    crowded = {lvl for lvl in range(1, depth + 1) if (nodes["level"] == lvl).sum() > 7}
+    rank = {key: i for lvl in range(1, depth + 1)
+            for i, key in enumerate(sorted(k for k in pos if k[0] == lvl))}
+    for _, r in nodes.iterrows():
+        x, y = pos[(r["level"], r["code"])], -r["level"]
+        parent = (r["level"] - 1, r["code"] // 2)
+        px, py = (0.5, 0.0) if r["level"] == 1 else (pos[parent], -(r["level"] - 1))
+        bx.plot([px, x], [py, y], color=PALETTE["grey"], lw=1.0, zorder=1)
+        if r["status"] == "split":
+            style = dict(marker="o", color=PALETTE["grey"], edgecolors=PALETTE["black"])
+        elif r["status"] == "leaf":
+            style = dict(marker="o", color=_LEAF_COLOURS[leaf_no % len(_LEAF_COLOURS)], edgecolors=PALETTE["black"])
+            leaf_no += 1
+        else:
+            style = dict(marker="x", color=PALETTE["black"])
+        bx.scatter(x, y, s=90, zorder=3, linewidths=1.0, **style)
+        up = r["level"] in crowded and rank[(r["level"], r["code"])] % 2 == 1  # stagger a crowded row
+        bx.annotate(f"{int(round(r['noisy count']))}", (x, y), xytext=(0, 9 if up else -9), textcoords="offset points",
+                    ha="center", va="bottom" if up else "top", fontsize=9, zorder=4,
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
+    bx.scatter(0.5, 0.0, s=90, marker="o", color=PALETTE["grey"], edgecolors=PALETTE["black"], zorder=3)
+    bx.set_ylim(-depth - 0.7, 0.4)
+    bx.set_xlim(-0.02, 1.02)
+    bx.set_yticks([-lvl for lvl in range(0, depth + 1)])
+    bx.set_yticklabels(["root"] + [f"ℓ = {lvl}" for lvl in range(1, depth + 1)])
+    bx.set_xticks([])
+    bx.set_xlabel("the nodes of each level")
+    bx.grid(False)
+    bx.spines["bottom"].set_visible(False)
+    t = demo["threshold"]
+    bx.set_title(f"the tree: noisy counts, τ = {t:.0f}", fontsize=11)
+    handles = [Line2D([], [], marker="o", ls="", color=PALETTE["grey"], markeredgecolor=PALETTE["black"],
+                      markersize=8, label="split (≥ 3τ)"),
+               Line2D([], [], marker="o", ls="", color=_LEAF_COLOURS[0], markeredgecolor=PALETTE["black"],
+                      markersize=8, label="leaf (≥ τ)"),
+               Line2D([], [], marker="x", ls="", color=PALETTE["black"], markersize=8, label="dropped (below τ)"),
+               Line2D([], [], color=PALETTE["black"], ls="--", lw=1.0, label="hyperplane of level ℓ")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9, columnspacing=1.0)
+    if title:
+        fig.suptitle(title, fontsize=11)
     return fig

@@ -29,24 +29,46 @@ _BOX_COLOURS = [PALETTE["vermillion"], PALETTE["blue"], PALETTE["green"], PALETT
 _EPS_COLOURS = [PALETTE["sky"], PALETTE["blue"], PALETTE["vermillion"], PALETTE["black"], PALETTE["purple"]]
 
 
-def _map_axes(ax):
-    ax.set_xlabel("longitude (° east)")
-    ax.set_ylabel("latitude (° north)")
-    ax.set_aspect("equal", adjustable="datalim")
+#: Vertical stretch of the maps: a degree of latitude is drawn 1/cos(40°) ≈ 1.3 times as long as a degree of
+#: longitude, as on an equirectangular map of the contiguous United States.
+_MAP_ASPECT = 1.3
+
+
+def _map_figure(xlim, ylim):
+    """A map figure whose height fits the region (no empty band above or below), with room for a legend below."""
+    w_axes = 6.0  # inches of the 7-inch figure taken by the map
+    h_axes = w_axes * _MAP_ASPECT * (ylim[1] - ylim[0]) / (xlim[1] - xlim[0])
+    fig, ax = figure(height=float(np.clip(h_axes, 1.6, 4.2)) + 1.4, layout="constrained")
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_aspect(_MAP_ASPECT, adjustable="box")
+    ax.set_xlabel("longitude (degrees, negative = west)")
+    ax.set_ylabel("latitude (degrees north)")
+    return fig, ax
+
+
+def _extent(points, pad=6.0):
+    P = np.asarray(points, dtype=float)
+    lo, hi = P.min(axis=0) - pad, P.max(axis=0) + pad
+    return (lo[0], hi[0]), (lo[1], hi[1])
+
+
+def _legend_below(fig, ax, ncol=3):
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=ncol, fontsize=10)
 
 
 def airports_map(X, boxes: dict, *, title=None):
     """The points of ``X`` (longitude, latitude) on one map, with every box of ``boxes`` (label -> ``(low,
-    high)``) drawn as a rectangle."""
-    fig, ax = figure(height=3.9)
+    high)``) drawn as a rectangle; the legend sits below the map, off the data."""
     X = np.asarray(X, dtype=float)
+    corners = [X.min(axis=0), X.max(axis=0)] + [np.asarray(b, float) for box in boxes.values() for b in box]
+    fig, ax = _map_figure(*_extent(corners))
     ax.scatter(X[:, 0], X[:, 1], **_POINTS)
     for (label, (lo, hi)), col in zip(boxes.items(), _BOX_COLOURS):
         lo, hi = np.asarray(lo, float), np.asarray(hi, float)
         ax.add_patch(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1], fill=False, lw=2.0, ec=col,
                                label=label))
-    _map_axes(ax)
-    ax.legend(loc="lower left", frameon=True, framealpha=0.9)
+    _legend_below(fig, ax, ncol=2)
     if title:
         ax.set_title(title)
     return fig
@@ -54,9 +76,9 @@ def airports_map(X, boxes: dict, *, title=None):
 
 def fit_map(X, centers, bounds, *, method="EUGkM", reference=None, title=None):
     """The points of ``X`` clipped to ``bounds`` (as the fit saw them), the released ``centers`` in the method's
-    style and, if given, the non-private ``reference`` centres as black crosses."""
-    fig, ax = figure(height=3.9)
+    style and, if given, the non-private ``reference`` centres as black crosses; the legend below the map."""
     lo, hi = np.asarray(bounds[0], float), np.asarray(bounds[1], float)
+    fig, ax = _map_figure(*_extent([lo, hi], pad=2.0))
     Xc = np.clip(np.asarray(X, dtype=float), lo, hi)
     ax.scatter(Xc[:, 0], Xc[:, 1], **_POINTS)
     ax.add_patch(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1], fill=False, lw=1.5,
@@ -69,8 +91,7 @@ def fit_map(X, centers, bounds, *, method="EUGkM", reference=None, title=None):
     C = np.asarray(centers)
     ax.scatter(C[:, 0], C[:, 1], marker=st["marker"] or "o", s=110, color=st["color"], edgecolors="white",
                linewidths=1.0, label=f"{method} centres (private)", zorder=4)
-    _map_axes(ax)
-    ax.legend(loc="lower left", frameon=True, framealpha=0.9)
+    _legend_below(fig, ax, ncol=3)
     if title:
         ax.set_title(title)
     return fig
@@ -80,7 +101,7 @@ def planner(models, measured, *, n, k, d=2, ylim=(1e-6, 3.0)):
     """The budget planner: the models' excess NICV of every method against ε (lines, from
     :func:`~dpclust_core.experiments.practice.planner_models`) and the measured excess at the same N, k and d
     (markers, from :func:`~dpclust_core.experiments.practice.planner_measurements`; ``None`` for none)."""
-    fig, ax = figure(height=4.3)
+    fig, ax = figure(height=5.2, layout="constrained")
     eps = models["epsilon"].to_numpy()
     for name in ("DPLloyd", "DPLloyd-Impr", "MkM", "EUGkM", "Hybrid"):
         st = method_style(name)
@@ -88,18 +109,23 @@ def planner(models, measured, *, n, k, d=2, ylim=(1e-6, 3.0)):
         ax.plot(eps, models[name], color=st["color"], linestyle=ls, lw=2.0, label=f"{name} (model)")
     if measured is not None:
         sel = measured[(measured["n"] == n) & (measured["k"] == k) & (measured["d"] == d)]
+        shift = {"DPLloyd": 0.92, "DPLloyd-Impr": 0.96, "EUGkM": 1.04, "Hybrid": 1.09}  # side by side
         for name, grp in sel.groupby("method", sort=False):
             st = method_style(name)
             y = np.maximum(grp["excess"].to_numpy(), ylim[0])
-            ax.scatter(grp["epsilon"], y, marker=st["marker"], s=70, color=st["color"], edgecolors="black",
-                       linewidths=0.6, zorder=4, label=f"{name} (measured)")
+            ax.scatter(grp["epsilon"] * shift.get(name, 1.0), y, marker=st["marker"], s=70, color=st["color"],
+                       edgecolors="black", linewidths=0.6, zorder=4, label=f"{name} (measured)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(*ylim)
+    ticks = [t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10) if eps.min() <= t <= eps.max()]
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("ε of the fit")
     ax.set_ylabel(f"excess NICV (data scaled to [−1, 1]$^{{{d}}}$)")
-    ax.set_title(f"N = {n:,}, k = {k}, d = {d}: lines are the models, markers measured")
-    ax.legend(loc="lower left", ncol=2, fontsize=9)
+    ax.set_title(f"N = {n:,}, k = {k}, d = {d}: lines are the models, markers measured", fontsize=11)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=9)
     return fig
 
 
@@ -141,11 +167,11 @@ def diffprivlib_spend(table):
     asked = table["ε asked"].to_numpy()
     st = method_style("diffprivlib")
     ax.plot(d, table["spent (its own mechanisms)"] / asked, "o-", color=st["color"], lw=2.0,
-            label="its mechanisms' ε (box [0, 1]^d)")
+            label="its mechanisms' ε (box $[0, 1]^d$)")
     ax.plot(d, table["true ε, box [1, 2]^d"] / asked, "s-", color=PALETTE["vermillion"], lw=2.0,
-            label="true ε, box [1, 2]^d (excludes 0)")
+            label="true ε, box $[1, 2]^d$ (excludes 0)")
     ax.plot(d, table["true ε, box [-1, 1]^d"] / asked, "^-", color=PALETTE["blue"], lw=2.0,
-            label="true ε, box [−1, 1]^d (centred)")
+            label="true ε, box $[-1, 1]^d$ (centred)")
     ax.axhline(1.0, color=PALETTE["black"], ls="--", lw=1.2, label="ε asked")
     ax.set_xscale("log")
     ax.set_xticks(d)
@@ -165,7 +191,7 @@ def true_epsilon_frame(offset, dims=np.arange(1, 41), epsilon=1.0):
     interactive figure."""
     from ..kmeans import optimal_count_share
 
-    fig, ax = figure(height=3.6)
+    fig, ax = figure(height=4.2, layout="constrained")
     dims = np.asarray(dims)
     reach = max(abs(offset), abs(offset + 1.0))
     gc = np.array([optimal_count_share(int(v)) for v in dims])
@@ -176,9 +202,14 @@ def true_epsilon_frame(offset, dims=np.arange(1, 41), epsilon=1.0):
             label="diffprivlib (shares swapped)")
     ax.plot(dims, correct * epsilon, color=PALETTE["blue"], lw=2.0, ls="-.", label="shares in the right order")
     ax.axhline(epsilon, color=PALETTE["black"], ls="--", lw=1.2, label="ε asked")
-    ax.set_ylim(0, 4.2)
+    ax.set_yscale("log")  # one range for every frame: boxes up to [4, 5]^d stay below 10 times the ε asked
+    ax.set_ylim(0.4 * epsilon, 12 * epsilon)
+    ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator([t * epsilon for t in (0.5, 1, 2, 5, 10)]))
+    ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("d (dimensions)")
-    ax.set_ylabel("true ε (add/remove one record)")
-    ax.set_title(f"public box [{offset:g}, {offset + 1:g}]^d: a record moves a sum by up to {reach:g}")
-    ax.legend(loc="upper left", fontsize=9)
+    ax.set_ylabel("true ε (add/remove one record, log scale)")
+    ax.set_title(f"public box $[{offset:g}, {offset + 1:g}]^d$: a record moves a sum by up to {reach:g}",
+                 fontsize=11)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=10)
     return fig

@@ -17,11 +17,12 @@ Examples
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FixedLocator, NullLocator
 
-from . import PALETTE, figure, method_style
+from . import PALETTE, figure, method_style, table
 from ..experiments.scaling import block_partials
 
-__all__ = ["block_sums", "scaling"]
+__all__ = ["block_sums", "scaling", "table"]
 
 # the blocks' colours (vermillion is kept for the released values of DPLloyd-Impr)
 _BLOCK_COLOURS = [PALETTE[c] for c in ("blue", "orange", "green", "purple", "sky", "yellow", "grey")]
@@ -31,7 +32,7 @@ def block_sums(X, centroids, n_blocks: int, *, released=None, max_points: int = 
     """Two panels: the rows of ``X`` coloured by the block that holds them (the data split into ``n_blocks``
     blocks of consecutive rows, as a dask array would be), with the centroids of the round; and, per cluster,
     the block's exact counts stacked on each other — the total the driver receives — with ``released`` (the
-    noisy counts, if given) as black ticks."""
+    noisy counts, if given) as ticks in DPLloyd-Impr's colour."""
     X = np.asarray(X, dtype=float)
     n_blocks = int(round(float(n_blocks)))  # a slider may hand over 5.0
     part = block_partials(X, centroids, n_blocks)
@@ -76,7 +77,7 @@ def scaling(df):
     """Two panels from :func:`~dpclust_core.experiments.scaling.scaling_runs`: wall seconds per round against the
     number of points (log-log), and the CPU nanoseconds of the work per point and round (flat when the cost is
     linear in n; CPU time is what the workers spent, whatever else ran on the machine)."""
-    fig, (ax, bx) = figure(ncols=2)
+    fig, (ax, bx) = figure(ncols=2, height=3.9, layout="constrained")
     styles = {"dask cluster": dict(color=method_style("DPLloyd-Impr")["color"], marker="o", linestyle="-"),
               "in memory": dict(color=PALETTE["black"], marker="s", linestyle="--")}
     for where, g in df.groupby("where", sort=False):
@@ -84,12 +85,33 @@ def scaling(df):
         st = styles.get(where, dict(color=PALETTE["grey"], marker=".", linestyle="-"))
         ax.plot(g["n"], g["seconds_per_round"], label=where, **st)
         bx.plot(g["n"], g["cpu_ns_per_point_round"], label=where, **st)
+    ns = np.sort(df["n"].unique())
     for a in (ax, bx):
         a.set_xscale("log")
-        a.set_xlabel("points n")
+        a.xaxis.set_major_locator(FixedLocator(ns))
+        a.xaxis.set_major_formatter(lambda v, _pos: _count(v))
+        a.xaxis.set_minor_locator(NullLocator())
+        a.set_xlabel("points n (log scale)")
     ax.set_yscale("log")
-    ax.set_ylabel("wall seconds per round")
-    ax.legend(loc="upper left")
+    secs = df["seconds_per_round"].to_numpy(dtype=float)
+    lo, hi = np.nanmin(secs) / 1.5, np.nanmax(secs) * 1.5
+    ax.set_ylim(lo, hi)
+    ax.yaxis.set_major_locator(FixedLocator([t for t in (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
+                                                         2, 5, 10, 20) if lo <= t <= hi]))
+    ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_ylabel("wall seconds per round (log scale)")
+    ax.set_title("time of a round", fontsize=11)
     bx.set_ylabel("CPU ns per point and round")
     bx.set_ylim(0, np.nanmax(df["cpu_ns_per_point_round"].to_numpy()) * 1.2)
+    bx.set_title("work per point", fontsize=11)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2)
     return fig
+
+
+def _count(v: float) -> str:
+    """100,000 -> "100k", 2,000,000 -> "2M"."""
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:g}{unit}"
+    return f"{v:g}"
