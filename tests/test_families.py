@@ -186,8 +186,11 @@ def test_figures(grid):
 
 def test_gkm_and_lsh_are_told_apart():
     g, lsh = draw._style("GkM"), draw._style("LSH coreset")
-    assert g["color"] == lsh["color"]  # the book's palette gives them one colour ...
+    assert g["color"] != lsh["color"]  # the book's palette gives them their own colours ...
     assert (g["marker"], g["linestyle"]) != (lsh["marker"], lsh["linestyle"]) and lsh["linewidth"] > g["linewidth"]
+    styles = [draw._style(m) for m in ("DPLloyd", "DPLloyd-Impr", "EUGkM", "Hybrid", "GkM", "PGkM",
+                                        "PrivateKMeansEasy", "LSH coreset", "diffprivlib")]
+    assert len({s["color"] for s in styles}) == len(styles)  # ... and every method of the benchmark its own
 
 
 # ------------------------------------------------------------------ tables for reading

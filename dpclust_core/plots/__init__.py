@@ -31,6 +31,9 @@ PALETTE = {
     "black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
     "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#8C8C8C",
 }
+#: Three more colours for the methods the eight above cannot keep apart (Tol's muted scheme: indigo, wine,
+#: ochre — the last a darker, readable stand-in for the yellow on white).
+EXTRA = {"indigo": "#332288", "wine": "#882255", "ochre": "#B8860B"}
 
 #: Fixed style of every method across the book: colour, marker, line style.
 METHODS = {
@@ -42,9 +45,9 @@ METHODS = {
     "MkM": dict(color=PALETTE["grey"], marker="D", linestyle=":"),
     "Hybrid": dict(color=PALETTE["green"], marker="P", linestyle="-"),
     "GkM": dict(color=PALETTE["purple"], marker="X", linestyle=":"),
-    "PGkM": dict(color=PALETTE["yellow"], marker="h", linestyle="-."),
-    "PrivateKMeansEasy": dict(color=PALETTE["sky"], marker="*", linestyle="--"),
-    "LSH coreset": dict(color=PALETTE["purple"], marker="p", linestyle="-"),
+    "PGkM": dict(color=EXTRA["ochre"], marker="h", linestyle="-."),
+    "PrivateKMeansEasy": dict(color=EXTRA["wine"], marker="*", linestyle="--"),
+    "LSH coreset": dict(color=EXTRA["indigo"], marker="p", linestyle="-"),
     "diffprivlib": dict(color=PALETTE["grey"], marker="x", linestyle="--"),
     "MCMC": dict(color=PALETTE["green"], marker="d", linestyle="-"),
     "laplace": dict(color=PALETTE["blue"], marker="", linestyle="-"),
