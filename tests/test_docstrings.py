@@ -47,3 +47,20 @@ def test_estimator_docstring_sections(name, obj):
     for section in ("Parameters\n", "Attributes\n", "Examples\n"):
         assert section in doc, f"{name}: no {section.strip()} section"
     assert ">>> " in doc, f"{name}: the Examples block has no doctest"
+
+
+
+def _api_pages():
+    from pathlib import Path
+    book = Path(__file__).resolve().parents[1] / "book"
+    return (book / "api.md").read_text() + (book / "api_helpers.md").read_text()
+
+
+MODULE_FILES = [m for m in MODULES if not hasattr(importlib.import_module(m), "__path__")]
+
+
+@pytest.mark.parametrize("name", MODULE_FILES)
+def test_module_is_in_the_api_reference(name):
+    """Every public module of the package has its own section (``automodule``) on one of the API pages, so
+    that its docstring (often the algorithm, with its numbered equations) can be read and cross-referenced."""
+    assert f".. automodule:: {name}\n" in _api_pages(), f"{name} is missing from the API pages"
