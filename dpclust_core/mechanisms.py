@@ -197,8 +197,29 @@ def _check_grid_scale(value, name):
     return value
 
 
+#: Samplers draw at most this many values at a time, so that their temporaries (about ten 8-byte arrays of the
+#: block's size, about 90 MB) stay fixed whatever the size of the release; releases of up to one block draw as
+#: one call would.
+_BLOCK = 1 << 20
+
+
+def _in_blocks(sampler, scale, n, rng):
+    """``n`` draws of ``sampler(scale, m, rng)``, taken in blocks of at most ``_BLOCK``."""
+    if n <= _BLOCK:
+        return sampler(scale, n, rng)
+    out = np.empty(n, dtype=np.int64)
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        out[a:b] = sampler(scale, b - a, rng)
+    return out
+
+
 def _discrete_laplace(b, n, rng):
     """``n`` exact draws from the discrete Laplace law ``P(z) ∝ exp(-|z| / b)`` on the integers (CKS Alg. 2)."""
+    return _in_blocks(_discrete_laplace_block, b, n, rng)
+
+
+def _discrete_laplace_block(b, n, rng):
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)
     while todo.size:
@@ -239,13 +260,17 @@ def _discrete_gaussian(sigma, n, rng):
     Proposals from the discrete Laplace law of scale ``t = floor(sigma) + 1`` are accepted with probability
     ``exp(-(|y| - sigma^2/t)^2 / (2 sigma^2))`` (about 3 in 4 are).
     """
+    return _in_blocks(_discrete_gaussian_block, sigma, n, rng)
+
+
+def _discrete_gaussian_block(sigma, n, rng):
     s2 = float(np.nextafter(float(sigma) ** 2, np.inf))  # never below the calibrated variance
     t = math.floor(sigma) + 1
     out = np.empty(n, dtype=np.int64)
     todo = None
     m = n
     while m:
-        y = _discrete_laplace(float(t), m, rng)
+        y = _discrete_laplace_block(float(t), m, rng)
         acc = _accept_dg(y, s2, t, rng)
         if todo is None:
             out[: acc.sum()] = y[acc]

@@ -210,7 +210,8 @@ def _posterior_mean(y, b, a, c):
     u, v = (yc - a) / b, (c - yc) / b
 
     def g(x):  # 1 - e^-x (1 + x), accurate for small x
-        return np.where(x < 1e-3, x * x / 2.0 - x ** 3 / 3.0 + x ** 4 / 8.0, -np.expm1(-x) - x * np.exp(-x))
+        s = np.minimum(x, 1e-3)  # the series only where it is used (no overflow on huge x)
+        return np.where(x < 1e-3, s * s / 2.0 - s ** 3 / 3.0 + s ** 4 / 8.0, -np.expm1(-x) - x * np.exp(-x))
 
     z = -np.expm1(-u) - np.expm1(-v)
     with np.errstate(invalid="ignore", divide="ignore"):

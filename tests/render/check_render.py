@@ -361,6 +361,17 @@ async () => {
       out.wide_code.push(line.slice(0, 70));
     }
   }
+  out.wide_math = [];
+  for (const el of document.querySelectorAll('mjx-container[display="true"]')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    const inner = el.firstElementChild ? el.firstElementChild.getBoundingClientRect() : r;
+    if (el.scrollWidth > el.clientWidth + 2 || r.right > col.right + 2 || inner.right > col.right + 2) {
+      const box = el.closest('div.math');
+      out.wide_math.push(((box && box.id) || '') + ' ' + (el.querySelector('mjx-assistive-mml') ?
+                         el.querySelector('mjx-assistive-mml').textContent : '').slice(0, 60));
+    }
+  }
   out.live_widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const exps = document.querySelectorAll('.dpclust-explore');
   out.explorers = exps.length;
@@ -397,6 +408,8 @@ def browser_checks(page, url: str, width: int) -> tuple[list[str], dict]:
     if width >= 1000:
         for what in res["too_wide"][:5]:
             problems.append(f"output wider than the column at {width} px: {what}")
+        for what in res["wide_math"][:5]:
+            problems.append(f"a display equation is wider than the column at {width} px: {what.strip()!r}")
         for line in res["wide_code"][:5]:
             problems.append(f"a visible code line is cut off at {width} px: {line!r}")
     elif res["page_width"] > width + 2:
