@@ -372,6 +372,16 @@ async () => {
                          el.querySelector('mjx-assistive-mml').textContent : '').slice(0, 60));
     }
   }
+  out.eqno_overlaps = [];
+  for (const box of document.querySelectorAll('div.math')) {
+    const no = box.querySelector(':scope > span.eqno'), mj = box.querySelector('mjx-container[display="true"]');
+    if (!no || !mj) continue;
+    const a = no.getBoundingClientRect(), m = mj.getBoundingClientRect();
+    if (a.width === 0 || m.width === 0) continue;
+    const visibleRight = Math.min(m.right, m.left + mj.clientWidth, col.right);
+    if (a.left < visibleRight - 1 && a.right > m.left + 1 && a.top < m.bottom - 1 && a.bottom > m.top + 1)
+      out.eqno_overlaps.push(box.id || '(unlabelled)');
+  }
   out.live_widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const exps = document.querySelectorAll('.dpclust-explore');
   out.explorers = exps.length;
@@ -414,6 +424,8 @@ def browser_checks(page, url: str, width: int) -> tuple[list[str], dict]:
             problems.append(f"a visible code line is cut off at {width} px: {line!r}")
     elif res["page_width"] > width + 2:
         problems.append(f"the page scrolls sideways at {width} px (content {res['page_width']} px wide)")
+    for what in res["eqno_overlaps"][:5]:
+        problems.append(f"an equation number sits on its formula at {width} px: {what}")
     if res["live_widgets"]:
         problems.append(f"{res['live_widgets']} live ipywidget(s) on the static page (dead without a kernel; tag "
                         f"the cell remove-cell and show an explore() figure instead)")
