@@ -334,13 +334,14 @@ class PrivacyLedger:
 
     def summary(self) -> str:
         """A plain-text table of the entries and the totals."""
-        rows = [f"{'release':<40} {'epsilon':>10} {'delta':>10} {'sens.':>8}  group"]
+        w = max([16] + [len(e.name) for e in self.entries])  # names are never cut
+        rows = [f"{'release':<{w}} {'epsilon':>10} {'delta':>10} {'sens.':>8}  group"]
         for e in self.entries:
             sens = "" if e.sensitivity is None else f"{e.sensitivity:.4g}"
             grp = "" if e.group is None else (e.group if e.partition is None else f"{e.group}[{e.partition}]")
-            rows.append(f"{e.name[:40]:<40} {e.epsilon:>10.4g} {e.delta:>10.3g} {sens:>8}  {grp}")
+            rows.append(f"{e.name:<{w}} {e.epsilon:>10.4g} {e.delta:>10.3g} {sens:>8}  {grp}")
         eps, dl = self.total()
-        rows.append(f"{'TOTAL (composed)':<40} {eps:>10.4g} {dl:>10.3g}")
+        rows.append(f"{'TOTAL (composed)':<{w}} {eps:>10.4g} {dl:>10.3g}")
         return "\n".join(rows)
 
     def _repr_html_(self, max_rows: int = 12) -> str:

@@ -227,6 +227,9 @@ def test_summary_and_repr():
     assert "noisy count" in text and "cells[0]" in text and "TOTAL" in text
     assert text.strip().splitlines()[-1].split()[2] == "0.75"
     assert repr(led) == "PrivacyLedger(n_entries=2, epsilon=0.75, delta=0)"
+    long_name = "hybrid/EUGkM: histogram of 15^2 = 225 cells (a long release name)"
+    led.record(long_name, 0.1)
+    assert long_name in led.summary()          # names are never cut off
 
 
 # ---------------------------------------------------------------- the ledger cannot under-report through its API
