@@ -91,3 +91,35 @@ def test_chapter_structure(path):
     assert asserts >= 3, f"only {asserts} hidden assert cells check the chapter's claims"
     m = re.search(r"(?<!thesis )(?<!thesis's )\b(Definition|Theorem|Proposition|Lemma) \d+\.\d+\.\d+", md)
     assert not m, f"thesis numbering used as the chapter's own: {m.group(0)!r} (write '(thesis {m.group(0)})')"
+
+
+def _imported_classes(code):
+    """Class names a cell imports from ``dpclust_core`` (``from dpclust_core[.x] import A, B as C``)."""
+    import ast
+
+    names = set()
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpclust_core"):
+            for alias in node.names:
+                n = alias.name
+                if n[:1].isupper() and not n.isupper():  # a class, not a constant
+                    names.add(n)
+    return names
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_classes_a_reader_sees_are_linked_to_the_api(path):
+    """Every dpclust_core class imported in code a reader can see (visible or folded) is linked to the API
+    reference (``{py:class}`...Name```) somewhere in the chapter's text."""
+    cells = _cells(path)
+    md = "\n".join(_src(c) for c in cells if c["cell_type"] == "markdown")
+    seen = set()
+    for c in cells:
+        if c["cell_type"] == "code" and "remove-cell" not in c.get("metadata", {}).get("tags", []):
+            seen |= _imported_classes(_src(c))
+    unlinked = sorted(n for n in seen if not re.search(r"\{py:(class|exc)\}`[~\w.]*\b" + n + "`", md))
+    assert not unlinked, f"{path.name}: classes used without a link to the API reference: {unlinked}"
