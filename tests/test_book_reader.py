@@ -21,7 +21,7 @@ HIDDEN = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
 PROCESS_WORDS = [
     (re.compile(r"\bspecs?\b", re.I), "spec"),
     (re.compile(r"\[(U|R|S|K)\]"), "[U]/[R]/[S]/[K] tags"),
-    (re.compile(r"\b(text|pdf|html|the) conversion\b", re.I), "conversion"),
+    (re.compile(r"\bconversions?\b", re.I), "conversion"),
     (re.compile(r"copy of the paper", re.I), "copy of the paper"),
     (re.compile(r"\b2-core\b|shared (2-core )?machine", re.I), "machine"),
     (re.compile(r"\.\./shared|shared/data|shared data", re.I), "shared data"),
