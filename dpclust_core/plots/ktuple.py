@@ -23,7 +23,7 @@ import numpy as np
 from matplotlib.patches import Circle, Ellipse
 
 from . import PALETTE, figure, method_style
-from . import table as _book_table
+from . import table  # the book's table (a format string applies to numbers only)
 
 __all__ = ["table", "sci", "log_axis", "STYLES", "style", "instance", "soft_test", "private_centres", "kaverages_cost", "tuples_sweep",
            "samples_vs_separation", "kmeans_comparison", "spread_sweep", "spread_frame", "mixture_fit",
@@ -515,20 +515,3 @@ def mixture_frame(true, est, sample, title: str):
     b.legend(loc="upper right", fontsize=9, frameon=True, framealpha=0.9, edgecolor="white")
     fig.suptitle(title, fontsize=12)
     return fig
-
-def table(df, fmt=None, **kwargs):
-    """A DataFrame as the book's HTML table (:func:`dpclust_core.plots.table`), where a format string such as
-    ``"{:.2f}"`` applies to the numbers only: text cells (e.g. "—") are shown as they are.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> html = table(pd.DataFrame({"a": [0.5], "b": ["—"]}), "{:.2f}").to_html()
-    >>> "0.50" in html and "—" in html
-    True
-    """
-    if isinstance(fmt, str):
-        spec = fmt
-        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
-                         and not isinstance(v, (bool, np.bool_)) else v)
-    return _book_table(df, fmt, **kwargs)

@@ -21,7 +21,7 @@ import matplotlib.ticker as mticker
 import numpy as np
 
 from . import PALETTE, figure, method_style
-from . import table as _book_table
+from . import table  # the book's table (a format string applies to numbers only)
 from ..metrics import wcss
 
 __all__ = ["table", "STYLES", "transcript", "trace", "datasets", "per_round_gap", "headline", "ablation", "centres",
@@ -245,21 +245,3 @@ def toy(hist):
     ax.set_title("A chain on a toy transcript against its exact target", fontsize=11)
     ax.legend(loc="upper left", fontsize=9)
     return fig
-
-
-def table(df, fmt=None, **kwargs):
-    """A DataFrame as the book's HTML table (:func:`dpclust_core.plots.table`), where a format string such as
-    ``"{:.2f}"`` applies to the numbers only: text cells (e.g. "—") are shown as they are.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> html = table(pd.DataFrame({"a": [0.5], "b": ["—"]}), "{:.2f}").to_html()
-    >>> "0.50" in html and "—" in html
-    True
-    """
-    if isinstance(fmt, str):
-        spec = fmt
-        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
-                         and not isinstance(v, (bool, np.bool_)) else v)
-    return _book_table(df, fmt, **kwargs)

@@ -22,7 +22,7 @@ from matplotlib.colors import ListedColormap
 
 from . import METHODS as _BOOK_METHODS
 from . import PALETTE, figure
-from . import table as _book_table
+from . import table  # the book's table (a format string applies to numbers only)
 
 __all__ = ["table", "NAMES", "STYLES", "style", "figure", "grid_map", "pipeline", "privqt_bias", "k_prime_bars",
            "metric_panels", "metric_curve", "compare_maps", "match_labels", "alpha_curves"]
@@ -315,21 +315,3 @@ def alpha_curves(df):
     ax.set_ylabel("DSG_C (lower is better)")
     ax.legend(loc="upper center")
     return fig
-
-
-def table(df, fmt=None, **kwargs):
-    """A DataFrame as the book's HTML table (:func:`dpclust_core.plots.table`), where a format string such as
-    ``"{:.2f}"`` applies to the numbers only: text cells (e.g. "—") are shown as they are.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> html = table(pd.DataFrame({"a": [0.5], "b": ["—"]}), "{:.2f}").to_html()
-    >>> "0.50" in html and "—" in html
-    True
-    """
-    if isinstance(fmt, str):
-        spec = fmt
-        fmt = lambda v: (spec.format(v) if isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
-                         and not isinstance(v, (bool, np.bool_)) else v)
-    return _book_table(df, fmt, **kwargs)
