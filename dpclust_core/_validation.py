@@ -338,6 +338,19 @@ def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None,
     return arr
 
 
+def read_dask_rows(X):
+    """A dask array checked in full and with its number of rows known; any other array unchanged.
+
+    One pass over the blocks (``compute_chunk_sizes``, which returns only their lengths) runs every block through
+    the lazy finiteness check of :func:`check_data`, so NaN or infinity anywhere raises ``ValueError`` **before**
+    anything is released; it also gives a dask array of unknown block sizes (e.g. after a boolean filter) a known
+    number of rows. It reads the data once more than the fit itself does.
+    """
+    if is_dask_array(X):
+        X = X.compute_chunk_sizes()
+    return X
+
+
 def _finite_block(block, name):
     """The lazy finiteness check of a dask array, run by a worker on each block it reads."""
     if not np.isfinite(block).all():

@@ -17,7 +17,7 @@ import pytest
 from dpclust_core import PrivacyLedger
 from dpclust_core._validation import BadTypeError
 from dpclust_core.data import make_blobs_ratio
-from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans
+from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans, MkM, UGkM
 lloyd_module = importlib.import_module("dpclust_core.kmeans.lloyd")
 from dpclust_core.kmeans.choose_k import choose_k
 
@@ -107,6 +107,12 @@ def test_unknown_block_sizes_are_fine(client, data):
     _same_fit(DPLloyd(4, 1.0, bounds=B, random_state=3).fit(data), DPLloyd(4, 1.0, bounds=B, random_state=3).fit(U))
     a = HybridKMeans(4, 1.0, bounds=B, policy="half", n_init=2, random_state=3).fit(data)
     _same_fit(a, HybridKMeans(4, 1.0, bounds=B, policy="half", n_init=2, random_state=3).fit(U))
+    for cls in (EUGkM, UGkM, MkM):  # the grid is sized from the noisy N: private N needs the number of rows
+        a = cls(4, 1.0, bounds=B, n_init=2, random_state=3).fit(data)
+        _same_fit(a, cls(4, 1.0, bounds=B, n_init=2, random_state=3).fit(U))
+    r1 = choose_k(data, 1.0, range(2, 5), bounds=B, n_init=2, random_state=3)
+    r2 = choose_k(U, 1.0, range(2, 5), bounds=B, n_init=2, random_state=3)
+    assert r1.k_ == r2.k_ and r1.scores_ == r2.scores_ and r1.ledger_.rows() == r2.ledger_.rows()
 
 
 # ------------------------------------------------------------------ what reaches the driver
@@ -162,9 +168,15 @@ def test_nan_is_found_by_the_workers_before_any_noise(client, data):
         with pytest.raises(ValueError, match="X contains NaN or infinite"):
             DPLloyd(4, 1.0, bounds=B, random_state=0, ledger=shared).fit(D)
         assert shared.epsilon == 0.0  # the first pass over the data comes before the noisy N
-        for est in (EUGkM(4, 1.0, bounds=B, n_init=2), HybridKMeans(4, 1.0, bounds=B, n_init=2)):
+        for cls in (EUGkM, UGkM, MkM, HybridKMeans):  # every grid estimator reads X in full before its noisy N
+            shared = PrivacyLedger(budget_epsilon=10.0)
             with pytest.raises(ValueError, match="X contains NaN or infinite"):
-                est.fit(D)
+                cls(4, 1.0, bounds=B, n_init=2, ledger=shared).fit(D)
+            assert shared.epsilon == 0.0 and len(shared) == 0, cls.__name__
+        shared = PrivacyLedger(budget_epsilon=10.0)
+        with pytest.raises(ValueError, match="X contains NaN or infinite"):
+            choose_k(D, 1.0, range(2, 5), bounds=B, n_init=2, ledger=shared)
+        assert shared.epsilon == 0.0 and len(shared) == 0
 
 
 def test_bad_dask_input_is_refused_without_computing(client):

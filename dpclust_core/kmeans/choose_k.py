@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import ArrayLike, BadTypeError, Real, RNGLike, Spec, check_data, check_int
+from .._validation import ArrayLike, BadTypeError, Real, RNGLike, Spec, check_data, check_int, read_dask_rows
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator
 from .grid import (_GRID_PARAMS, DEFAULT_MAX_CELLS, DEFAULT_REFINE_ITER, DEFAULT_SCREEN_CELLS, MAX_K, GridSynopsis,
@@ -159,14 +159,12 @@ class _ChooseK(DPEstimator):
         self.ledger = ledger
 
     def _fit(self, X, p, ledger, rng):
-        from .lloyd import _with_known_rows
-
         low, high = p.bounds
         d = X.shape[1]
         ks = p.k_range
         for k in ks:
             _check_k_size(k, d)
-        X = _with_known_rows(X)  # a dask array of unknown block sizes: the noisy N needs the number of rows
+        X = read_dask_rows(X)  # dask: NaN/inf found, and the number of rows known, before any release
         Z = _kernels.scale_into(X, low, high, p.r)
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
         res = _fit_synopsis(Z, None, p.epsilon - eps_n, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,

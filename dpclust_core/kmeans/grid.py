@@ -39,7 +39,7 @@ from .. import _kernels
 from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Epsilon, Int, Ledger, NoneOr, Options,
                            RandomState, Real, RNGLike, Spec, BoundsSpec, check_data, check_epsilon, check_int,
                            check_ledger, check_options, check_half_width, check_real, check_rng, is_dask_array,
-                           HalfWidth)
+                           read_dask_rows, HalfWidth)
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
@@ -769,6 +769,7 @@ class _GridKMeans(ScaledCentroidMixin, DPEstimator):
         k, d = p.n_clusters, X.shape[1]
         _check_k_size(k, d)
         inits = _initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
+        X = read_dask_rows(X)  # dask: NaN/inf found, and the number of rows known, before any release
         Z = _kernels.scale_into(X, low, high, p.r)
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
         eps_hist = p.epsilon - eps_n

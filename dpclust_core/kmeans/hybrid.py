@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _kernels
 from .._validation import (ArrayLike, Bool, Real, RNGLike, Spec, BadTypeError, Options, check_epsilon, check_int,
-                           check_options, check_real)
+                           check_options, check_real, read_dask_rows)
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from .error_models import RHO, dplloyd_mse
@@ -319,13 +319,11 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
         self.ledger = ledger
 
     def _fit(self, X, p, ledger, rng):
-        from .lloyd import _with_known_rows
-
         low, high = p.bounds
         k, d = p.n_clusters, X.shape[1]
         _check_k_size(k, d)
         inits = _initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
-        X = _with_known_rows(X)  # a dask array of unknown block sizes: the noisy N needs the number of rows
+        X = read_dask_rows(X)  # dask: NaN/inf found, and the number of rows known, before any release
         Z = _kernels.scale_into(X, low, high, p.r)  # the one scaling of this fit
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)  # the one noisy N
         eps = p.epsilon - eps_n

@@ -525,14 +525,6 @@ def _to_domain(X, low, high, r, l1_ball):
     return Z
 
 
-def _with_known_rows(X):
-    """A dask array whose number of rows is known (``compute_chunk_sizes`` reads the blocks once and returns
-    only their lengths); any other array unchanged."""
-    if is_dask_array(X) and math.isnan(X.shape[0]):
-        X = X.compute_chunk_sizes()
-    return X
-
-
 class _InitSpec(Spec):
     """None, one of the named data-independent initialisations, or a (k, d) array of public centroids."""
 
