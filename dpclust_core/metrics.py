@@ -34,6 +34,14 @@ def _check(X, centers):
     return X, C
 
 
+def _finite_cost(value):
+    """A sum of squared distances, refused when it overflows a float (data of magnitude near 1e154 or more)."""
+    if not np.isfinite(value):
+        raise ValueError("X and centers: the sum of squared distances overflows a float (values of magnitude "
+                         "about 1e154 or more); rescale the data first")
+    return value
+
+
 def squared_distances(X: ArrayLike, centers: ArrayLike) -> np.ndarray:
     """Squared Euclidean distances of every point to every centre, shape (N, k), never negative.
 
@@ -69,7 +77,7 @@ def wcss(X: ArrayLike, centers: ArrayLike) -> float:
     2.0
     """
     X, C = _check(X, centers)
-    return float(_kernels.wcss(X, C))
+    return _finite_cost(float(_kernels.wcss(X, C)))
 
 
 def nicv(X: ArrayLike, centers: ArrayLike) -> float:
@@ -93,7 +101,7 @@ def nicv(X: ArrayLike, centers: ArrayLike) -> float:
     3.0
     """
     X, C = _check(X, centers)
-    return float(_kernels.wcss(X, C)) / X.shape[0]
+    return _finite_cost(float(_kernels.wcss(X, C))) / X.shape[0]
 
 
 # ----------------------------------------------------------------------------- WaveCluster metrics

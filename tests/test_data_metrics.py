@@ -294,3 +294,21 @@ def test_make_blobs_ratio_caps_and_types():
             make_blobs_ratio(50, 2, separation=bad)
     with pytest.raises(ValueError, match="return_centers"):
         make_blobs_ratio(50, 2, return_centers="yes")
+
+
+def test_costs_that_overflow_are_refused():
+    """Data of magnitude 1e300 made nicv and wcss return inf silently."""
+    X = np.array([[1e300, 0.0], [-1e300, 0.0]])
+    for fn in (nicv, wcss):
+        with pytest.raises(ValueError, match="overflows"):
+            fn(X, [[0.0, 0.0]])
+    assert wcss([[1e150, 0.0]], [[0.0, 0.0]]) == pytest.approx(1e300)  # large but finite: still computed
+
+
+def test_dplloyd_mse_refuses_an_epsilon_whose_model_overflows():
+    from dpclust_core._validation import EpsilonTooSmallError
+    from dpclust_core.kmeans import dplloyd_mse
+
+    with pytest.raises(EpsilonTooSmallError, match="epsilon"):
+        dplloyd_mse(1000, 2, 3, epsilon=1e-300)
+    assert np.isfinite(dplloyd_mse(1000, 2, 3, epsilon=1e-100))

@@ -451,6 +451,39 @@ def test_project_l1_ball():
         assert np.linalg.norm(v - w) <= np.min(np.linalg.norm(P - v, axis=1)) + 1e-12
 
 
+def _exact_l1_projection(v, radius):
+    """The projection onto the L1 ball in exact rational arithmetic (Duchi et al.'s rule), for checking."""
+    from fractions import Fraction
+
+    a = [abs(Fraction(float(x))) for x in v]
+    r = Fraction(float(radius))
+    if sum(a) <= r:
+        return np.array(v, dtype=float)
+    u = sorted(a, reverse=True)
+    css, rho, acc = Fraction(0), 0, Fraction(0)
+    for j, uj in enumerate(u, 1):
+        acc += uj
+        if uj - (acc - r) / j > 0:
+            rho, css = j, acc
+    theta = (css - r) / rho
+    return np.array([float(max(x - theta, 0)) for x in a]) * np.sign(v)
+
+
+def test_project_l1_ball_far_outside_the_ball():
+    """Points whose magnitude dwarfs the radius land on the ball, at the exact projection (a point at 1e20 used to
+    come back at 5e19: the threshold test cancelled to False)."""
+    np.testing.assert_array_equal(project_l1_ball([[0.0, 1e20]], 1.0), [[0.0, 1.0]])
+    np.testing.assert_array_equal(project_l1_ball([[1e300, -1e300]], 1.0), [[0.5, -0.5]])
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        d = int(rng.integers(1, 6))
+        v = rng.normal(size=d) * 10.0 ** rng.integers(-3, 250, size=d)
+        radius = 10.0 ** rng.integers(-3, 4)
+        w = project_l1_ball(v, radius)
+        assert np.abs(w).sum() <= radius * (1 + 1e-12)
+        np.testing.assert_allclose(w, _exact_l1_projection(v, radius), rtol=0, atol=radius * 1e-9)
+
+
 def test_lee_kifer_projects_data_and_init_array():
     X = _data(300, 2)  # some points have ||x||_1 > 1
     init = np.array([[0.9, 0.9], [-0.5, 0.1]])

@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_data, check_epsilon,
+from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, check_data, check_epsilon,
                            check_half_width, check_int, check_options, check_real, check_rng)
 
 __all__ = [
@@ -287,9 +287,12 @@ def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, ep
         except (TypeError, IndexError, ValueError):
             raise ValueError(f"split must be 'original', 'improved' or a pair of shares > 0, got {split!r}") from None
         e0, es = cs * z, ss * z
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         mse = 2.0 * r * r * k * k / (n * n) * (d_arr / es ** 2 + 4.0 * d_arr * rho * rho / e0 ** 2)
-    out = {"centroid": mse, "coordinate": mse / d_arr, "all": mse * k}[per]
+        out = {"centroid": mse, "coordinate": mse / d_arr, "all": mse * k}[per]
+    if not np.all(np.isfinite(out)):
+        raise EpsilonTooSmallError(f"epsilon={epsilon!r} is too small for this model: the modelled MSE overflows a "
+                                   f"float (use a larger epsilon or n)")
     return float(out) if np.ndim(out) == 0 else out
 
 

@@ -99,13 +99,27 @@ def _project_l1(V, radius=1.0):
         allrows = outside.size == W.shape[0]
         Ao = A if allrows else A[outside]
         U = np.sort(Ao, axis=1)[:, ::-1]  # descending
+        # Duchi et al.'s threshold theta, computed relative to each row's largest magnitude U_1 (U <- U - U_1, so
+        # theta <- theta - U_1): differences of nearby magnitudes are exact, and the test U_j - (css_j - radius)/j
+        # > 0, written as css_j - j U_j < radius, is exactly true for j = 1, however far |v| dwarfs the radius
+        top = U[:, :1].copy()
+        U -= top
         css = np.cumsum(U, axis=1)
         j = np.arange(1, U.shape[1] + 1)
-        cond = U - (css - radius) / j > 0
+        cond = css - j * U < radius
         rho_idx = U.shape[1] - 1 - np.argmax(cond[:, ::-1], axis=1)  # last index where cond holds
         theta = (css[np.arange(U.shape[0]), rho_idx] - radius) / (rho_idx + 1)
+        Ao -= top
         Ao -= theta[:, None]
         np.maximum(Ao, 0.0, out=Ao)  # the projected magnitudes; signs restored below
+        # rounding in theta (relative to |v|, not to the radius) can leave a row a little outside the ball, or
+        # put all of it at 0: shrink such a row onto the ball, so every output is inside it (the sensitivity of
+        # Lee & Kifer's sums rests on that)
+        norm = Ao.sum(axis=1)
+        over = norm > radius
+        if over.any():
+            Ao[over] *= (radius / norm[over])[:, None]
+            Ao[over] = np.minimum(Ao[over], radius)
         if allrows:
             W = np.copysign(Ao, W)
         else:
