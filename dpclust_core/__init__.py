@@ -19,9 +19,11 @@ Algorithms, one module per family (each chapter of the book imports one of them)
 For the book: :mod:`~dpclust_core.plots` (one palette and style), :mod:`~dpclust_core.widgets` (sliders that
 work with and without a kernel) and :mod:`~dpclust_core.experiments` (the papers' experiment loops).
 """
+from ._validation import BadTypeError, EpsilonTooSmallError
 from .accounting import BudgetExceededError, PrivacyLedger
 from .audit import audit
 from .bounds import private_bounds
+from .count import private_count
 from .mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                          geometric_mechanism, laplace_mechanism)
 from .metrics import nicv, wcss
@@ -31,8 +33,11 @@ __version__ = "0.1.0"
 __all__ = [
     "PrivacyLedger",
     "BudgetExceededError",
+    "BadTypeError",
+    "EpsilonTooSmallError",
     "audit",
     "private_bounds",
+    "private_count",
     "laplace_mechanism",
     "geometric_mechanism",
     "exponential_mechanism",

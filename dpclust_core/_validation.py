@@ -175,6 +175,26 @@ def check_int(value, name: str, minimum: int | None = None, maximum: int | None 
     return v
 
 
+#: The largest number of records ``n_public`` may state (a float holds every integer up to it exactly).
+N_PUBLIC_MAX = 2.0**53
+
+
+def check_n_public(value, name: str = "n_public") -> float:
+    """A public (or already released) number of records: a real number in ``[1, 2^53]``, int or float alike.
+
+    A noisy count is a float and may fall below 1 on small data; :func:`dpclust_core.private_count` returns it
+    clamped to at least 1 (post-processing), which every ``n_public=`` accepts.
+    """
+    if not _is_real_scalar(value):
+        raise BadTypeError(f"{name} must be a number of records (an int or a float), got "
+                           f"{type(value).__name__} {value!r}")
+    v = float(value)
+    if math.isnan(v) or not 1.0 <= v <= N_PUBLIC_MAX:
+        raise ValueError(f"{name} must be a number of records in [1, 2^53], got {value!r} (a noisy count can come out "
+                         f"below 1 on small data: dpclust_core.private_count clamps it to 1)")
+    return v
+
+
 def check_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """An integer >= ``minimum`` (default 1)."""
     return check_int(value, name, minimum, maximum)
@@ -461,6 +481,13 @@ class Real(Spec):
 
     def __call__(self, value, name):
         return check_real(value, name, **self.kw)
+
+
+class NPublic(Spec):
+    """None, or a number of records (see :func:`check_n_public`)."""
+
+    def __call__(self, value, name):
+        return None if value is None else check_n_public(value, name)
 
 
 class HalfWidth(Spec):

@@ -35,16 +35,17 @@ from sklearn.exceptions import NotFittedError
 from . import _kernels
 from ._validation import ArrayLike, budget_shares, check_bounds, check_data, check_rng, is_dask_array
 from .accounting import PrivacyLedger
-from .mechanisms import laplace_mechanism
+from .count import _noisy_count  # the one noisy count of the package
 
 __all__ = ["Estimator", "DPEstimator", "CentroidMixin", "ScaledCentroidMixin", "NotFittedError", "N_PUBLIC_DOC", "N_SHARE_DOC"]
 
 #: Docstring text shared by every estimator that needs the number of records.
-N_PUBLIC_DOC = """n_public : int, optional
+N_PUBLIC_DOC = """n_public : float, optional
         The number of records N, **published** by the caller. ``None`` (the default) keeps N private: the fit
         spends ``n_share`` of its epsilon on a noisy count (a ledger entry named "N (noisy count)") and uses
-        that estimate. Passing an int treats it as a public constant: the fit is then epsilon-DP under add/remove
-        for that fixed value. If you pass the true ``len(X)`` you publish N itself — N is revealed exactly, and
+        that estimate. Passing a number >= 1 — an int, or a noisy count released earlier by
+        :func:`~dpclust_core.private_count` — treats it as a public constant: the fit is then epsilon-DP under
+        add/remove for that fixed value. If you pass the true ``len(X)`` you publish N itself — N is revealed exactly, and
         among datasets of that size the release is 2·epsilon-DP under replace-one."""
 N_SHARE_DOC = """n_share : float, default 0.05
         The share of epsilon spent on the noisy count of N when ``n_public`` is None (in (0, 0.5])."""
@@ -155,9 +156,7 @@ class DPEstimator(Estimator):
         """
         if getattr(p, "n_public", None) is not None:
             return float(p.n_public), 0.0
-        n_true = float(X.shape[0])
-        noisy = laplace_mechanism(n_true, 1.0, epsilon_n, rng, ledger=ledger, name=name)
-        return max(noisy, 1.0), epsilon_n
+        return _noisy_count(X.shape[0], epsilon_n, rng, ledger, name), epsilon_n
 
 
 class CentroidMixin(ClusterMixin):

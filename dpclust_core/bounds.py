@@ -73,6 +73,7 @@ import numpy as np
 
 from ._validation import (ArrayLike, BadTypeError, RNGLike, _is_int_scalar, budget_shares, check_data,
                           check_epsilon, check_ledger, check_real, check_rng)
+from ._validation import check_n_public
 from .accounting import PrivacyLedger
 from .mechanisms import exponential_mechanism, exponential_mechanism_intervals
 
@@ -342,7 +343,7 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
     (1.0, 10)
     """
     eps = check_epsilon(epsilon)
-    n_hint = None if n_public is None else check_real(n_public, "n_public", low=0.0)
+    n_hint = None if n_public is None else check_n_public(n_public)
     q = check_real(quantile, "quantile", low=0.5, high=1.0, low_open=True, high_open=True)
     share = check_real(locate_share, "locate_share", low=0.0, high=1.0, low_open=True, high_open=True)
     w = _check_weights(weights)

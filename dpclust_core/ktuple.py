@@ -53,6 +53,7 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, ArrayOrNone, BadTypeError, 
                           Epsilon, EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Radius, RandomState, Real,
                           Spec, check_bool, check_bounds, check_data, check_delta, check_radius, check_epsilon,
                           check_int, check_ledger, check_options, check_probability, check_real, check_rng)
+from ._validation import check_n_public
 from .accounting import PrivacyLedger, advanced_composition_inverse
 from .base import CentroidMixin, DPEstimator
 from .mechanisms import (GRID_BITS, discrete_gaussian_sigma, exponential_mechanism_intervals, gaussian_mechanism,
@@ -373,7 +374,7 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
 
 
 def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
-                       n_public: int, beta: float = 0.05, rng: RNGLike = None, ledger: PrivacyLedger | None = None,
+                       n_public: float, beta: float = 0.05, rng: RNGLike = None, ledger: PrivacyLedger | None = None,
                        name: str = "PrivAvg1D") -> float:
     """PrivAvg1D (paper App. A.1.3) — (epsilon, delta)-DP under add/remove and replace.
 
@@ -389,8 +390,8 @@ def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, h
     epsilon, delta : float
     low, high, resolution : float
         Public domain and grid step of the interior points.
-    n_public : int
-        The **public** normaliser n (required): dividing by the true ``len(x)`` would release a function of the
+    n_public : float
+        The **public** normaliser n (required, >= 1): dividing by the true ``len(x)`` would release a function of the
         private size. Pass a size that is public by design (inside the k-tuple algorithms every cluster holds
         one point of each of the public number of tuples) or a noisy count released earlier.
     beta : float
@@ -415,7 +416,7 @@ def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, h
     dl = check_delta(delta)
     beta = _beta(beta)
     low, high, xi, n_grid = _grid(low, high, resolution)
-    n_pub = check_int(n_public, "n_public", 1)
+    n_pub = check_n_public(n_public)
     check_ledger(ledger)
     x = _check_1d(x)
     rng = check_rng(rng, "rng")
@@ -460,7 +461,7 @@ def _project_to_ball(X, center, radius):
 
 
 def private_average(X: ArrayLike, epsilon: float, delta: float, radius: float, center: ArrayLike | None = None, *,
-                    resolution: float | None = None, rotate: bool = True, n_public: int, beta: float = 0.05,
+                    resolution: float | None = None, rotate: bool = True, n_public: float, beta: float = 0.05,
                     composition: Literal["auto", "basic", "advanced"] = "auto", rng: RNGLike = None,
                     ledger: PrivacyLedger | None = None, name: str = "PrivAvg") -> np.ndarray:
     """d-dimensional private average on the public ball ``B(center, radius)`` — (epsilon, delta)-DP under
@@ -491,8 +492,8 @@ def private_average(X: ArrayLike, epsilon: float, delta: float, radius: float, c
         Grid step ξ = r_min of the interior points (default ``radius * 1e-4``).
     rotate : bool
         Use the random rotation (default).
-    n_public : int
-        The **public** normaliser (required): dividing by the true ``len(X)`` would release a function of the
+    n_public : float
+        The **public** normaliser (required, >= 1): dividing by the true ``len(X)`` would release a function of the
         private size. Pass a size that is public by design or a noisy count released earlier.
     beta : float
         Failure probability used to size the bounding segments (utility only, not privacy).
@@ -523,7 +524,7 @@ def private_average(X: ArrayLike, epsilon: float, delta: float, radius: float, c
     rotate = check_bool(rotate, "rotate")
     check_options(composition, "composition", ("auto", "basic", "advanced"))
     xi = rad * 1e-4 if resolution is None else _positive(resolution, "resolution")
-    n_pub = check_int(n_public, "n_public", 1)
+    n_pub = check_n_public(n_public)
     check_ledger(ledger)
     X = check_data(X, "X", allow_empty=True)
     d = X.shape[1]

@@ -53,6 +53,7 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, Boun
                           EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Real, RandomState, budget_shares,
                           check_bool, check_bounds, check_data, check_epsilon, check_int, check_ledger,
                           check_options, check_probability, check_real, check_rng)
+from ._validation import NPublic, check_n_public
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
 from .mechanisms import (exponential_mechanism_intervals, exponential_mechanism_probabilities,
@@ -493,7 +494,7 @@ def _ag_synthetic(X, low, high, epsilon, N, rng, ledger, c=10.0, c2=5.0, alpha=0
 
 
 def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng: RNGLike = None, *,
-                            n_public: int | None = None, n_share: float = 0.05, c: float = 10.0, c2: float = 5.0,
+                            n_public: float | None = None, n_share: float = 0.05, c: float = 10.0, c2: float = 5.0,
                             alpha: float = 0.5, ledger: PrivacyLedger | None = None) -> np.ndarray:
     """DP synthetic data from the Adaptive Grid (AG) of Qardaji et al. (ICDE 2013), with DPComp's defaults.
 
@@ -511,9 +512,10 @@ def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng
     epsilon : float
         Total budget of the release (the noisy N included).
     rng : None, int or Generator
-    n_public : int, optional
+    n_public : float, optional
         AG sizes its grid from N. ``None`` (default) keeps N private: ``n_share·ε`` buys a noisy count (ledger
-        entry "N (noisy count)") and AG gets the rest. Passing an int treats it as a public constant (AG and
+        entry "N (noisy count)") and AG gets the rest. Passing a number (>= 1; an int, or a noisy count from
+        :func:`~dpclust_core.private_count`) treats it as a public constant (AG and
         DPComp treat N as public); passing the true ``len(X)`` publishes N.
     n_share : float, default 0.05
         Share of epsilon spent on the noisy N when ``n_public`` is None, in (0, 0.5].
@@ -550,7 +552,7 @@ def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng
     c2 = check_real(c2, "c2", low=0.0, low_open=True)
     n_share = check_real(n_share, "n_share", low=0.0, high=0.5, low_open=True)
     if n_public is not None:
-        n_public = check_int(n_public, "n_public", 1, MAX_ALLOCATION)
+        n_public = check_n_public(n_public)
     if ledger is not None:
         ledger.require(eps, 0.0, name="adaptive_grid_synthetic")
     with budget_shares("adaptive_grid_synthetic", epsilon=eps, n_share=n_share, alpha=alpha):
@@ -822,12 +824,12 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
         epsilon=Epsilon(), method=Options(*METHODS), grid_size=_GridSize(), p=Real(0.0, 100.0, high_open=True),
         bounds=BoundsSpec(), connectivity=_Connectivity(),
         alpha=NoneOr(Real(0.0, 1.0, low_open=True, high_open=True)), upper=NoneOr(Real(0.0, low_open=True)),
-        n_public=NoneOr(Int(1, MAX_ALLOCATION)), n_share=Real(0.0, 0.5, low_open=True),
+        n_public=NPublic(), n_share=Real(0.0, 0.5, low_open=True),
         random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, epsilon: float, *, method: Literal["baseline", "qt", "thr", "thr_em"], grid_size: int,
                  p: float, bounds: ArrayLike, connectivity: int = 8, alpha: float | None = None,
-                 upper: float | None = None, n_public: int | None = None, n_share: float = 0.05,
+                 upper: float | None = None, n_public: float | None = None, n_share: float = 0.05,
                  random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         self.epsilon = epsilon
         self.method = method

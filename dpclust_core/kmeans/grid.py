@@ -40,6 +40,7 @@ from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Epsilon, Int
                            RandomState, Real, RNGLike, Spec, BoundsSpec, check_data, check_epsilon, check_int,
                            check_ledger, check_options, check_half_width, check_real, check_rng, is_dask_array,
                            read_dask_rows, HalfWidth)
+from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
@@ -720,7 +721,7 @@ _COMMON_PARAMS = dict(
     max_iter=Int(1, 10**6),
     tol=Real(0.0),
     r=HalfWidth(),
-    n_public=NoneOr(Real(1.0)),
+    n_public=NPublic(),
     n_share=Real(0.0, 0.5, low_open=True),
     random_state=RandomState(),
     ledger=Ledger(),

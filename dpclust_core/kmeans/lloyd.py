@@ -36,6 +36,7 @@ from .. import _kernels
 from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
                            Real, RNGLike, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
                            check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
+from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import laplace_mechanism
@@ -693,7 +694,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
         "n_rounds": Options("auto") | Int(1, _MAX_USER_ROUNDS),
         "init": _InitSpec(),
         "r": HalfWidth(),
-        "n_public": NoneOr(Int(1, 2**53)),
+        "n_public": NPublic(),
         "n_share": Real(0.0, 0.5, low_open=True),
         "rho": Real(0.0, 0.5),
         "guard": Options("auto", "keep_prev", "keep_prev+project"),
@@ -705,7 +706,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
                  variant: Literal["improved", "original", "lee_kifer"] = "improved",
                  n_rounds: int | Literal["auto"] = "auto",
                  init: Literal["sphere_packing", "random", "separated"] | ArrayLike | None = None, r: float = 1.0,
-                 n_public: int | None = None, n_share: float = 0.05, rho: float = RHO,
+                 n_public: float | None = None, n_share: float = 0.05, rho: float = RHO,
                  guard: Literal["auto", "keep_prev", "keep_prev+project"] = "auto", random_state: RNGLike = None,
                  ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters

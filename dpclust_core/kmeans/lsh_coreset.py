@@ -120,6 +120,7 @@ import numpy as np
 from .. import _kernels
 from .._validation import (MAX_ALLOCATION, ArrayLike, BoundsSpec, RNGLike, Delta, Epsilon, Int, Ledger, NoneOr,
                            Options, RandomState, Real, MAX_BOUND)
+from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, CentroidMixin, DPEstimator
 from ..mechanisms import exponential_mechanism_intervals, gaussian_mechanism, laplace_mechanism
@@ -334,7 +335,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         clip_quantile=Real(0.0, 1.0, low_open=True, high_open=True),
         n_seed_rounds=Int(1, 20),
         n_final_rounds=Int(1, 20),
-        n_public=NoneOr(Real(1.0)),
+        n_public=NPublic(),
         n_share=Real(0.0, 0.5, low_open=True),
         random_state=RandomState(),
         ledger=Ledger(),

@@ -51,6 +51,7 @@ from .. import _kernels
 from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr,
                            Options, RandomState, Real, RNGLike, Spec, check_data, check_epsilon, check_int,
                            check_ledger, check_real, check_rng, HalfWidth)
+from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
@@ -304,7 +305,7 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         n_blocks=NoneOr(Int(1, MAX_ALLOCATION)), block_exponent=Real(0.0, 1.0, low_open=True),
         range_estimation=Options("quantile", "domain"), range_quantiles=_QuantilePairSpec(),
         n_iter=Int(1, 10_000), aggregate=Options("posterior_mean", "clip"), r=HalfWidth(),
-        n_public=NoneOr(Real(1.0)), n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(),
+        n_public=NPublic(), n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(),
         ledger=Ledger())
 
     def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike, n_blocks: int | None = None,
@@ -601,7 +602,7 @@ class PGkM(ScaledCentroidMixin, DPEstimator):
         n_select=Int(1, 100_000), n_rounds=_RoundsSpec(), max_rounds=Int(1, 100_000),
         mutation_scale=Real(0.0, low_open=True), mutation_decay=Real(0.0, 1.0, low_open=True),
         init_spread=NoneOr(Real(0.0, 1.0, low_open=True)), r=HalfWidth(),
-        n_public=NoneOr(Real(1.0)),
+        n_public=NPublic(),
         n_share=Real(0.0, 0.5, low_open=True), random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike, pool_size: int = 200,
