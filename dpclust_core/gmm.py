@@ -116,7 +116,9 @@ class MixtureParams:
         return self.means.shape[1]
 
 
-def _check_params(params, name="params") -> MixtureParams:
+def _check_params(params, name="params", definite=True) -> MixtureParams:
+    """A valid MixtureParams; with ``definite``, symmetric positive definite covariances (needed to sample from
+    it or evaluate its density; an estimate compared with the truth need not be)."""
     if not isinstance(params, MixtureParams):
         raise BadTypeError(f"{name} must be a MixtureParams, got {type(params).__name__}")
     mu = check_data(params.means, f"{name}.means")
@@ -124,6 +126,14 @@ def _check_params(params, name="params") -> MixtureParams:
     cov = check_data(params.covariances, f"{name}.covariances", ndim=3)
     if cov.shape != (k, d, d):
         raise ValueError(f"{name}.covariances must have shape {(k, d, d)}, got {cov.shape}")
+    if definite and not np.allclose(cov, np.swapaxes(cov, 1, 2), rtol=1e-10, atol=0.0):
+        raise ValueError(f"{name}.covariances must be symmetric matrices")
+    try:
+        if definite:
+            np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{name}.covariances must be positive definite (a covariance with a zero or negative "
+                         f"eigenvalue gives undefined separations)") from None
     w = check_data(params.weights, f"{name}.weights", ndim=1)
     if w.shape != (k,) or np.any(w < 0) or not np.isclose(w.sum(), 1.0):
         raise ValueError(f"{name}.weights must be k non-negative numbers summing to 1")
@@ -292,6 +302,22 @@ def _wrap_tuples(T, radius):
     return T, int(out.sum())
 
 
+def _check_labels(lab, m, k):
+    """The labels a user's ``labeler`` returned for one chunk: ``m`` integers in ``[0, k)``."""
+    if isinstance(lab, (str, bytes)):
+        raise BadTypeError("labeler must return an array of integer labels, got a string")
+    lab = np.asarray(lab)
+    if lab.dtype.kind not in "iu" and not (lab.dtype.kind == "f" and np.all(np.isfinite(lab))
+                                          and np.all(lab == np.round(lab))):
+        raise BadTypeError(f"labeler must return integer labels, got dtype {lab.dtype}")
+    if lab.shape != (m,):
+        raise ValueError(f"labeler must return one label per row of the chunk (shape ({m},)), got shape {lab.shape}")
+    if lab.size and (lab.min() < 0 or lab.max() >= k):
+        raise ValueError(f"labeler returned labels outside [0, n_components={k}): {int(lab.min())} to "
+                         f"{int(lab.max())}")
+    return lab.astype(np.int64)
+
+
 def sample_tuples(X1: ArrayLike, n_tuples: int, chunk_size: int, n_components: int, *, radius: float = np.inf,
                   labeler: (Literal["kmeans++"]
                             | Callable[[np.ndarray, int, np.random.Generator], ArrayLike]) = "kmeans++",
@@ -326,7 +352,7 @@ def sample_tuples(X1: ArrayLike, n_tuples: int, chunk_size: int, n_components: i
     else:
         T = np.empty((t, k, X1.shape[1]))
         for j in range(t):  # loop over chunks (t is a few hundred); user oracles are not vectorised
-            lab = np.asarray(labeler(chunks[j], k, rng))
+            lab = _check_labels(labeler(chunks[j], k, rng), m, k)
             for i in range(k):
                 sel = chunks[j][lab == i]
                 T[j, i] = sel.mean(axis=0) if sel.shape[0] else 0.0
@@ -769,7 +795,7 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
     """
 
     _budget_params = ("epsilon", "delta", "x1_fraction", "budget_split")
-    _parameters = dict(n_components=Int(2), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
+    _parameters = dict(n_components=Int(2, _kt.MAX_K), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        sigma_min=Real(0.0), sigma_max=Real(0.0, low_open=True), n_tuples=NoneOr(Int(1, _kt.MAX_TUPLES)),
                        x1_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        k_tuple=Options("noisy_centers", "averages"), k_tuple_params=NoneOr(_DictSpec()),
@@ -1020,7 +1046,7 @@ class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
     ((2, 2), (1.0, 1e-05))
     """
 
-    _parameters = dict(n_components=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
+    _parameters = dict(n_components=Int(1, _kt.MAX_K), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        deconvolve=Bool(), sigma_min=Real(0.0, low_open=True), n_init=Int(1, 100),
                        max_iter=Int(1, 100_000), random_state=RandomState(), ledger=Ledger())
 
@@ -1115,7 +1141,7 @@ def mixture_tv_upper_bound(true: MixtureParams, est: MixtureParams) -> float:
     0.0
     """
     true = _check_params(true, "true")
-    est = _check_params(est, "est")
+    est = _check_params(est, "est", definite=False)
     perm = match_components(true.means, est.means)
     tv = sum(true.weights[i] * gaussian_tv_upper_bound(true.means[i], true.covariances[i], est.means[perm[i]],
                                                        est.covariances[perm[i]])
@@ -1156,7 +1182,7 @@ def parameter_errors(true: MixtureParams, est: MixtureParams) -> dict:
     0.0
     """
     true = _check_params(true, "true")
-    est = _check_params(est, "est")
+    est = _check_params(est, "est", definite=False)
     perm = match_components(true.means, est.means)
     mean_err = np.linalg.norm(est.means[perm] - true.means, axis=1).max()
     cov_err = np.abs(np.linalg.eigvalsh(est.covariances[perm] - true.covariances)).max()

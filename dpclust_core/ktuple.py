@@ -76,6 +76,9 @@ __all__ = [
 #: Largest number of tuples any algorithm here will ask for (a public cap: a budget so small that it would
 #: need more tuples raises a clear ``ValueError`` instead of searching forever).
 MAX_TUPLES = MAX_ALLOCATION
+#: The most clusters the k-tuple estimators accept: beyond it no private clustering of easy instances is
+#: meaningful, and the tuples alone (n_tuples x k x d floats) would not fit in memory.
+MAX_K = 10_000
 
 #: Largest Γ of PrivatekNoisyCenters: beyond it the log-separations' sensitivity k·ln((Γ+2)/(Γ-2)) is so small
 #: that their exact release on a grid would need more than 52 bits.
@@ -1085,7 +1088,7 @@ class PrivatekAverages(_KTupleBase):
     (True, (4.0, 1e-06))
     """
 
-    _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
+    _parameters = dict(n_clusters=Int(1, MAX_K), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        center=ArrayOrNone(), r_min=NoneOr(Real(0.0, low_open=True)),
                        beta=Real(MIN_BETA, 1.0, high_open=True), gamma=Real(9.0), rotate=Bool(),
                        composition=Options("auto", "basic", "advanced"), random_state=RandomState(),
@@ -1226,7 +1229,7 @@ class PrivatekNoisyCenters(_KTupleBase):
     """
 
     _budget_params = ("epsilon", "delta", "delta_split")
-    _parameters = dict(n_clusters=Int(2), epsilon=Epsilon(), delta=Delta(),
+    _parameters = dict(n_clusters=Int(2, MAX_K), epsilon=Epsilon(), delta=Delta(),
                        gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
                        beta=Real(MIN_BETA, 1.0, high_open=True), delta_split=_Shares(3),
                        random_state=RandomState(), ledger=Ledger())
@@ -1711,7 +1714,7 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
     """
 
     _budget_params = ("epsilon", "delta", "tuple_fraction", "count_fraction")
-    _parameters = dict(n_clusters=Int(1), epsilon=Epsilon(), delta=Delta(), bounds=BoundsSpec(),
+    _parameters = dict(n_clusters=Int(1, MAX_K), epsilon=Epsilon(), delta=Delta(), bounds=BoundsSpec(),
                        n_tuples=NoneOr(Int(2, MAX_TUPLES)), tuple_algorithm=Options("noisy_centers", "averages"),
                        tuple_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        count_fraction=Real(0.0, 1.0, low_open=True, high_open=True),

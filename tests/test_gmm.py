@@ -514,3 +514,31 @@ def test_g_parameters_checked_before_the_tuples_are_built(kw, monkeypatch):
     est = gmm.PrivateGaussianMixture(2, 4.0, 1e-6, radius=10.0, **kw)
     with pytest.raises(ValueError, match="gamma|center"):
         est.fit(X)
+
+
+def test_the_last_bad_inputs_are_refused_at_the_door():
+    """k = 10^6 components used to allocate gigabytes before failing; a covariance that is not positive definite
+    gave NaN separations; a labeler's out-of-range labels silently gave all-zero tuples."""
+    import numpy as np
+    import pytest
+
+    from dpclust_core.gmm import MixtureParams, PrivateGaussianMixture, sample_tuples, simulate_chunk_means
+    from dpclust_core.ktuple import PrivateKMeansEasy
+
+    X = np.random.default_rng(0).uniform(-1, 1, (500, 2))
+    with pytest.raises(ValueError, match="n_components"):
+        PrivateGaussianMixture(10**6, 1.0, 1e-6, radius=10.0).fit(X)
+    with pytest.raises(ValueError, match="n_clusters"):
+        PrivateKMeansEasy(10**6, 1.0, 1e-6, bounds=(-1, 1)).fit(X)
+    bad = MixtureParams(np.zeros((2, 2)), np.array([np.eye(2), -np.eye(2)]), np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="positive definite"):
+        simulate_chunk_means(bad, 5, 100)
+    skew = MixtureParams(np.zeros((1, 2)), np.array([[[1.0, 0.5], [0.0, 1.0]]]), np.array([1.0]))
+    with pytest.raises(ValueError, match="symmetric"):
+        simulate_chunk_means(skew, 5, 100)
+    with pytest.raises(ValueError, match="labeler returned labels outside"):
+        sample_tuples(X, 5, 100, 2, labeler=lambda c, k, r: np.full(len(c), 7))
+    with pytest.raises(ValueError, match="one label per row"):
+        sample_tuples(X, 5, 100, 2, labeler=lambda c, k, r: np.zeros(3, dtype=int))
+    T = sample_tuples(X, 5, 100, 2, labeler=lambda c, k, r: (c[:, 0] > 0).astype(int))
+    assert T.shape == (5, 2, 2) and np.all(T[:, 1, 0] > 0)
