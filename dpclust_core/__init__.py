@@ -19,7 +19,7 @@ Algorithms, one module per family (each chapter of the book imports one of them)
 For the book: :mod:`~dpclust_core.plots` (one palette and style), :mod:`~dpclust_core.widgets` (sliders that
 work with and without a kernel) and :mod:`~dpclust_core.experiments` (the papers' experiment loops).
 """
-from .accounting import BudgetExceededError, PrivacyLedger
+from .accounting import BudgetExceededError, DetachedLedgerError, PrivacyLedger
 from .audit import audit
 from .bounds import private_bounds
 from .mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
@@ -31,6 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PrivacyLedger",
     "BudgetExceededError",
+    "DetachedLedgerError",
     "audit",
     "private_bounds",
     "laplace_mechanism",
