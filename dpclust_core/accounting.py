@@ -187,7 +187,7 @@ class PrivacyLedger:
     >>> record.record("elsewhere", 0.1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    dpclust_core.accounting.DetachedLedgerError: recording 'elsewhere': this PrivacyLedger was unpickled, ...
+    dpclust_core.accounting.DetachedLedgerError: recording 'elsewhere' refused: this PrivacyLedger was unpickled, ...
     """
 
     __slots__ = ("_budget_epsilon", "_budget_delta", "_root", "_lock", "_local", "_detached", "__weakref__")
@@ -254,7 +254,7 @@ class PrivacyLedger:
 
     def _check_live(self, what):
         if self._detached:
-            raise DetachedLedgerError(f"{what}: {_DETACHED_ADVICE}")
+            raise DetachedLedgerError(f"{what} refused: {_DETACHED_ADVICE}")
 
     @property
     def _stack(self) -> list:
@@ -290,7 +290,7 @@ class PrivacyLedger:
         Nothing is recorded. Mechanisms call this before drawing noise. (Another thread may spend between
         this check and a later :meth:`record`, which then refuses; :meth:`reserve` checks and charges at once.)
         """
-        self._check_live(f"{name}")
+        self._check_live(str(name))
         eps, dl = _check_cost(epsilon, delta, name)
         with self._lock:
             grp = self._stack[-1]
@@ -324,7 +324,7 @@ class PrivacyLedger:
         >>> [(e.name, e.group) for e in shared.entries], shared.epsilon
         ([('count', 'fit'), ('sum', 'fit')], 0.6)
         """
-        self._check_live(f"reserving for {name}")
+        self._check_live(str(name))
         eps = check_epsilon(epsilon, "epsilon")
         dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
         own = PrivacyLedger(budget_epsilon=eps, budget_delta=dl)
