@@ -20,7 +20,7 @@ For the book: :mod:`~dpclust_core.plots` (one palette and style), :mod:`~dpclust
 work with and without a kernel) and :mod:`~dpclust_core.experiments` (the papers' experiment loops).
 """
 from ._validation import BadTypeError, EpsilonTooSmallError
-from .accounting import BudgetExceededError, PrivacyLedger
+from .accounting import BudgetExceededError, DetachedLedgerError, PrivacyLedger
 from .audit import audit
 from .bounds import private_bounds
 from .count import private_count
@@ -35,6 +35,7 @@ __all__ = [
     "BudgetExceededError",
     "BadTypeError",
     "EpsilonTooSmallError",
+    "DetachedLedgerError",
     "audit",
     "private_bounds",
     "private_count",

@@ -23,6 +23,12 @@ Composition rules (thesis §2.2):
   An entry made inside ``parallel`` but outside every ``partition()`` is charged on top of the parts (it is
   treated as touching the whole data), so a ledger can never under-report through a forgotten ``partition``.
 
+A ledger is **a handle to one budget, never a value**: copying it (``copy.copy``, ``copy.deepcopy``, and so
+scikit-learn's ``clone``, ``GridSearchCV`` and ``cross_val_score``) returns the same ledger, and a fit that runs
+in another thread reserves its whole cost atomically. A ledger that crossed a process boundary (``pickle``)
+arrives as a read-only record that refuses every charge with :class:`DetachedLedgerError`, since a charge made
+there could never reach the budget it was copied from. See :class:`PrivacyLedger`.
+
 The parallel rule holds under *unbounded* DP (add/remove one record), the notion used throughout the book;
 Prop. 2.2.4 shows it fails under bounded DP. The other rules — advanced composition, group privacy,
 amplification by subsampling and zero-concentrated DP — are plain functions at the end of this module.
@@ -32,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import html
 import math
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -41,6 +48,7 @@ __all__ = [
     "LedgerEntry",
     "PrivacyLedger",
     "BudgetExceededError",
+    "DetachedLedgerError",
     "advanced_composition",
     "advanced_composition_inverse",
     "group_privacy",
@@ -56,6 +64,27 @@ __all__ = [
 
 class BudgetExceededError(ValueError):
     """A release or a fit would spend more than the ledger's budget (raised before anything is spent)."""
+
+
+class DetachedLedgerError(RuntimeError):
+    """A charge to a ledger that was unpickled: a read-only record of a budget kept elsewhere.
+
+    A pickled :class:`PrivacyLedger` (for instance inside an estimator that joblib sends to a worker process)
+    arrives as a copy of the record, not as the budget: a charge made there could never reach the ledger it
+    was copied from, so it is refused — before any noise is drawn or any data are read — instead of being lost.
+    """
+
+
+_DETACHED_ADVICE = (
+    "this PrivacyLedger was unpickled, so it is a read-only record of a budget that lives in another process; "
+    "a charge made here could never reach that budget and would be lost. This happens when joblib sends an "
+    "estimator to worker processes, e.g. GridSearchCV, cross_val_score or cross_validate with n_jobs > 1. "
+    "Fit in the process that holds the ledger: use n_jobs=1, or a threading backend "
+    "(with joblib.parallel_config(backend='threading'): ...), which shares the ledger safely.")
+
+_READ_ONLY_BUDGET = (
+    "PrivacyLedger.{name} is read-only: a budget is fixed when the ledger is made (a budget that could be "
+    "raised, or switched off with NaN, would protect nothing). Make a new PrivacyLedger({name}=...) instead.")
 
 
 @dataclass(frozen=True)
@@ -104,9 +133,36 @@ class PrivacyLedger:
     Parameters
     ----------
     budget_epsilon : float, optional
-        The most epsilon this ledger may spend (finite, > 0). ``None``: no cap.
+        The most epsilon this ledger may spend (finite, > 0). ``None``: no cap. Read-only after construction.
     budget_delta : float, default 0.0
-        The most delta it may spend, in [0, 1).
+        The most delta it may spend, in [0, 1). Read-only after construction.
+
+    Notes
+    -----
+    **A ledger is a handle to one budget, never copied.** ``copy.copy(ledger)`` and ``copy.deepcopy(ledger)``
+    return ``ledger`` itself, so every copy of an estimator given ``ledger=`` — by :func:`sklearn.base.clone`,
+    ``copy.deepcopy``, ``get_params``/``set_params``, and so inside ``cross_val_score``, ``cross_validate``,
+    ``GridSearchCV`` and ``RandomizedSearchCV`` — charges the one ledger, and each fit is refused before it reads
+    the data once the budget cannot afford it. (Those tools catch a refused fit by default,
+    ``error_score=np.nan``: it shows as a ``FitFailedWarning`` and a NaN score; nothing was released and the
+    ledger stays exact.)
+
+    **Threads.** Checking and charging are atomic: a fit reserves its whole cost under the ledger's lock
+    (:meth:`reserve`; an entry named ``"(reserved) <name>"`` while it runs), so of several fits running at once
+    in threads — e.g. under joblib's threading backend — only those the budget can afford run, whatever the
+    timing. Groups opened with :meth:`group`, :meth:`parallel` and the rule contexts belong to the thread that
+    opened them: a release recorded from another thread lands at the top level, where it adds up.
+
+    **Processes and pickling.** A pickled ledger unpickles as a *detached*, read-only record: its entries,
+    totals and budget can be read (so a pickled fitted estimator's ``ledger_`` still reads), but every attempt
+    to spend from it — :meth:`record`, :meth:`require`, :meth:`extend`, :meth:`reserve`, opening a group, a
+    mechanism or an estimator given it as ``ledger=`` — raises :class:`DetachedLedgerError` before anything is
+    drawn or read. A charge made in another process could never reach the original budget, so it is refused
+    instead of being lost silently: model selection with ``n_jobs > 1`` (joblib's worker processes) refuses
+    every fit. The same holds for a ledger without a budget, whose only purpose is a complete record.
+
+    **Budgets are fixed.** ``budget_epsilon`` and ``budget_delta`` cannot be set or deleted after construction
+    (nor can any other attribute), so no budget can be raised, switched off with NaN, or bypassed.
 
     Examples
     --------
@@ -119,17 +175,93 @@ class PrivacyLedger:
     Traceback (most recent call last):
     ...
     dpclust_core.accounting.BudgetExceededError: 'too much' would spend epsilon=1.25 > budget 1
+
+    A copy is the same ledger; a pickled one is a read-only record:
+
+    >>> import copy, pickle
+    >>> copy.deepcopy(led) is led
+    True
+    >>> record = pickle.loads(pickle.dumps(led))
+    >>> record.epsilon, record.detached
+    (0.75, True)
+    >>> record.record("elsewhere", 0.1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpclust_core.accounting.DetachedLedgerError: recording 'elsewhere' refused: this PrivacyLedger was unpickled, ...
     """
 
+    __slots__ = ("_budget_epsilon", "_budget_delta", "_root", "_lock", "_local", "_detached", "__weakref__")
+
     def __init__(self, budget_epsilon: float | None = None, budget_delta: float = 0.0) -> None:
-        self.budget_epsilon = None if budget_epsilon is None else check_epsilon(budget_epsilon, "budget_epsilon")
+        eps = None if budget_epsilon is None else check_epsilon(budget_epsilon, "budget_epsilon")
         if not _is_real_scalar(budget_delta):
             raise BadTypeError(f"budget_delta must be a real number in [0, 1), got {budget_delta!r}")
-        self.budget_delta = float(budget_delta)
-        if not (0.0 <= self.budget_delta < 1.0):
+        dl = float(budget_delta)
+        if not (0.0 <= dl < 1.0):
             raise ValueError(f"budget_delta must lie in [0, 1), got {budget_delta!r}")
-        self._root = _Group("root")
-        self._stack: list[_Group] = [self._root]
+        self._setup(eps, dl, _Group("root"), detached=False)
+
+    def _setup(self, budget_epsilon, budget_delta, root, detached):
+        self._budget_epsilon = budget_epsilon
+        self._budget_delta = budget_delta
+        self._root = root
+        self._lock = threading.RLock()
+        self._local = threading.local()  # each thread's stack of open groups
+        self._detached = detached
+
+    # ---------------------------------------------------------------- a fixed budget, one shared object
+    @property
+    def budget_epsilon(self) -> float | None:
+        """The most epsilon this ledger may spend (``None``: no cap); fixed at construction."""
+        return self._budget_epsilon
+
+    @property
+    def budget_delta(self) -> float:
+        """The most delta this ledger may spend; fixed at construction."""
+        return self._budget_delta
+
+    @property
+    def detached(self) -> bool:
+        """True for a ledger that was unpickled: a read-only record that refuses every charge."""
+        return self._detached
+
+    def __setattr__(self, name, value):
+        if name in ("budget_epsilon", "budget_delta"):
+            raise AttributeError(_READ_ONLY_BUDGET.format(name=name))
+        if not name.startswith("_"):
+            raise AttributeError(f"PrivacyLedger.{name} cannot be set: a ledger changes only by recording "
+                                 f"releases (record, extend, reserve)")
+        try:
+            getattr(self, name)
+        except AttributeError:
+            object.__setattr__(self, name, value)  # set once, at construction
+            return
+        raise AttributeError(f"PrivacyLedger.{name} is set once, at construction")
+
+    def __delattr__(self, name):
+        if name in ("budget_epsilon", "budget_delta"):
+            raise AttributeError(_READ_ONLY_BUDGET.format(name=name))
+        raise AttributeError(f"PrivacyLedger.{name} cannot be deleted")
+
+    def __copy__(self) -> PrivacyLedger:
+        return self  # a handle to one budget: a copy would be a second budget
+
+    def __deepcopy__(self, memo) -> PrivacyLedger:
+        return self
+
+    def __reduce__(self):
+        return (_detached_ledger, (type(self), self._budget_epsilon, self._budget_delta, self._snapshot()))
+
+    def _check_live(self, what):
+        if self._detached:
+            raise DetachedLedgerError(f"{what} refused: {_DETACHED_ADVICE}")
+
+    @property
+    def _stack(self) -> list:
+        stack = getattr(self._local, "stack", None)
+        if stack is None:
+            stack = self._local.stack = [self._root]
+        return stack
 
     # ---------------------------------------------------------------- recording
     def record(self, name: str, epsilon: float, delta: float = 0.0, sensitivity: float | None = None) -> None:
@@ -138,38 +270,94 @@ class PrivacyLedger:
         ``epsilon`` must be a finite real number >= 0 (0 for pure post-processing of earlier releases),
         ``delta`` in [0, 1). Strings and bools are refused.
         """
+        self._check_live(f"recording {name!r}")
         eps, dl = _check_cost(epsilon, delta, name)
         sens = None if sensitivity is None else check_real(sensitivity, "sensitivity", low=0.0)
-        grp = self._stack[-1]
-        part = grp.current if grp.parallel else None
-        entry = LedgerEntry(str(name), eps, dl, sens, None if grp is self._root else grp.name, part)
-        grp.items.append((part, entry))
-        try:
-            self._check_budget(f"{name!r} would spend")
-        except BudgetExceededError:
-            grp.items.pop()
-            raise
+        with self._lock:
+            grp = self._stack[-1]
+            part = grp.current if grp.parallel else None
+            entry = LedgerEntry(str(name), eps, dl, sens, None if grp is self._root else grp.name, part)
+            grp.items.append((part, entry))
+            try:
+                self._check_budget(f"{name!r} would spend")
+            except BudgetExceededError:
+                grp.items.pop()
+                raise
 
     def require(self, epsilon: float, delta: float = 0.0, name: str = "this release") -> None:
         """Raise :class:`BudgetExceededError` if recording ``(epsilon, delta)`` here would exceed the budget.
 
-        Nothing is recorded. Mechanisms call this before drawing noise; estimators before reading data.
+        Nothing is recorded. Mechanisms call this before drawing noise. (Another thread may spend between
+        this check and a later :meth:`record`, which then refuses; :meth:`reserve` checks and charges at once.)
         """
+        self._check_live(str(name))
         eps, dl = _check_cost(epsilon, delta, name)
-        grp = self._stack[-1]
-        part = grp.current if grp.parallel else None
-        grp.items.append((part, LedgerEntry("(probe)", eps, dl)))
+        with self._lock:
+            grp = self._stack[-1]
+            part = grp.current if grp.parallel else None
+            grp.items.append((part, LedgerEntry("(probe)", eps, dl)))
+            try:
+                self._check_budget(f"{name} would spend")
+            finally:
+                grp.items.pop()
+
+    @contextlib.contextmanager
+    def reserve(self, epsilon: float, delta: float = 0.0, name: str = "reserved") -> Iterator[PrivacyLedger]:
+        """Reserve ``(epsilon, delta)`` at once for a computation that records its releases in a ledger of its own.
+
+        The whole cost is checked and charged in one step, under the ledger's lock, as an entry named
+        ``"(reserved) <name>"``: a computation starting at the same time in another thread sees it, and is
+        refused if the rest of the budget cannot afford it. Raises :class:`BudgetExceededError` (nothing is
+        reserved) when the budget cannot afford the cost.
+
+        Yields a fresh ledger capped at ``(epsilon, delta)`` for the computation's releases. On leaving the
+        block — also through an exception, since noise already drawn counts as spent — the reservation is
+        replaced by those releases, nested in one group called ``name`` (and dropped if nothing was recorded).
+        Every estimator's ``fit`` runs inside one.
+
+        Examples
+        --------
+        >>> shared = PrivacyLedger(budget_epsilon=1.0)
+        >>> with shared.reserve(0.6, name="fit") as own:
+        ...     own.record("count", 0.1)
+        ...     own.record("sum", 0.5)
+        >>> [(e.name, e.group) for e in shared.entries], shared.epsilon
+        ([('count', 'fit'), ('sum', 'fit')], 0.6)
+        """
+        self._check_live(str(name))
+        eps = check_epsilon(epsilon, "epsilon")
+        dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
+        own = PrivacyLedger(budget_epsilon=eps, budget_delta=dl)
+        with self._lock:
+            grp = self._stack[-1]
+            part = grp.current if grp.parallel else None
+            hold = (part, LedgerEntry(f"(reserved) {name}", eps, dl, None,
+                                      None if grp is self._root else grp.name, part))
+            grp.items.append(hold)
+            try:
+                self._check_budget(f"{name} would spend")
+            except BudgetExceededError:
+                grp.items.pop()
+                raise
         try:
-            self._check_budget(f"{name} would spend")
+            yield own
         finally:
-            grp.items.pop()
+            spent = _copy_group(own._snapshot(), "", str(name))
+            spent.name = str(name)
+            with self._lock:
+                at = next(i for i in range(len(grp.items) - 1, -1, -1) if grp.items[i] is hold)
+                if spent.items:
+                    grp.items[at] = (part, spent)
+                else:
+                    del grp.items[at]
 
     def _check_budget(self, what):
-        eps, dl = self.total()
-        if self.budget_epsilon is not None and eps > self.budget_epsilon * (1 + 1e-12) + 1e-15:
-            raise BudgetExceededError(f"{what} epsilon={eps:.6g} > budget {self.budget_epsilon:.6g}")
-        if dl > self.budget_delta * (1 + 1e-12) + 1e-300 and (self.budget_epsilon is not None or self.budget_delta):
-            raise BudgetExceededError(f"{what} delta={dl:.6g} > budget {self.budget_delta:.6g}")
+        eps, dl = self._cost(self._root)
+        be, bd = self._budget_epsilon, self._budget_delta
+        if be is not None and eps > be * (1 + 1e-12) + 1e-15:
+            raise BudgetExceededError(f"{what} epsilon={eps:.6g} > budget {be:.6g}")
+        if dl > bd * (1 + 1e-12) + 1e-300 and (be is not None or bd):
+            raise BudgetExceededError(f"{what} delta={dl:.6g} > budget {bd:.6g}")
 
     @contextlib.contextmanager
     def parallel(self, name: str = "parallel") -> Iterator[_ParallelHandle]:
@@ -212,36 +400,46 @@ class PrivacyLedger:
         yield from self._open(_Group(str(name), rule=("group_privacy", g)))
 
     def _open(self, grp):
-        parent = self._stack[-1]
-        part = parent.current if parent.parallel else None
-        parent.items.append((part, grp))
-        self._stack.append(grp)
+        self._check_live(f"opening group {grp.name!r}")
+        stack = self._stack
+        with self._lock:
+            parent = stack[-1]
+            part = parent.current if parent.parallel else None
+            parent.items.append((part, grp))
+        stack.append(grp)
         try:
             yield _ParallelHandle(grp) if grp.parallel else grp.name
         finally:
-            self._stack.pop()
+            stack.pop()
 
-    def extend(self, other: "PrivacyLedger", prefix: str = "", group: str | None = None) -> None:
+    def extend(self, other: PrivacyLedger, prefix: str = "", group: str | None = None) -> None:
         """Append the releases of ``other`` here, keeping its parallel groups (used when one algorithm calls
         another). With ``group``, they are nested in one sequential group of that name. Refused as a whole if
         the budget cannot afford it."""
         if not isinstance(other, PrivacyLedger):
             raise BadTypeError(f"other must be a PrivacyLedger, got {type(other).__name__}")
-        copy = _copy_group(other._root, prefix, None if group is None else str(group))
+        self._check_live("extending")
+        copied = _copy_group(other._snapshot(), prefix, None if group is None else str(group))
         if group is not None:
-            copy.name = str(group)
-            items = [(None, copy)]
+            copied.name = str(group)
+            items = [(None, copied)]
         else:
-            items = [(None, it) for _, it in copy.items]
-        grp = self._stack[-1]
-        part = grp.current if grp.parallel else None
-        items = [(part, it) for _, it in items]
-        grp.items.extend(items)
-        try:
-            self._check_budget("extending would spend")
-        except BudgetExceededError:
-            del grp.items[len(grp.items) - len(items):]
-            raise
+            items = [(None, it) for _, it in copied.items]
+        with self._lock:
+            grp = self._stack[-1]
+            part = grp.current if grp.parallel else None
+            items = [(part, it) for _, it in items]
+            grp.items.extend(items)
+            try:
+                self._check_budget("extending would spend")
+            except BudgetExceededError:
+                del grp.items[len(grp.items) - len(items):]
+                raise
+
+    def _snapshot(self) -> _Group:
+        """The root group as it stands (a copy taken under the lock, safe to read while others record)."""
+        with self._lock:
+            return _copy_group(self._root, "", None)
 
     # ---------------------------------------------------------------- totals
     @staticmethod
@@ -272,7 +470,8 @@ class PrivacyLedger:
 
     def total(self) -> tuple[float, float]:
         """``(epsilon, delta)`` spent: sequential sums, with each parallel group counted as its max part."""
-        return self._cost(self._root)
+        with self._lock:
+            return self._cost(self._root)
 
     @property
     def epsilon(self) -> float:
@@ -287,8 +486,9 @@ class PrivacyLedger:
     def remaining(self) -> tuple[float, float]:
         """``(epsilon, delta)`` left in the budget (``inf`` epsilon when there is no cap)."""
         eps, dl = self.total()
-        e_left = math.inf if self.budget_epsilon is None else max(self.budget_epsilon - eps, 0.0)
-        return e_left, max(self.budget_delta - dl, 0.0)
+        be = self._budget_epsilon
+        e_left = math.inf if be is None else max(be - eps, 0.0)
+        return e_left, max(self._budget_delta - dl, 0.0)
 
     @property
     def entries(self) -> list[LedgerEntry]:
@@ -302,7 +502,8 @@ class PrivacyLedger:
                 else:
                     walk(it)
 
-        walk(self._root)
+        with self._lock:
+            walk(self._root)
         return out
 
     def __len__(self) -> int:
@@ -314,9 +515,9 @@ class PrivacyLedger:
         ``epsilon``/``delta`` must be finite real numbers (``epsilon`` > 0, ``delta`` in [0, 1)) and ``rtol``
         a real number in [0, 1e-3]: a NaN can never make a check pass.
         """
-        eps_budget = self.budget_epsilon if epsilon is None else check_epsilon(epsilon)
+        eps_budget = self._budget_epsilon if epsilon is None else check_epsilon(epsilon)
         if delta is None:
-            dl_budget = self.budget_delta
+            dl_budget = self._budget_delta
         else:
             dl_budget = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
         rtol = check_real(rtol, "rtol", low=0.0, high=1e-3)
@@ -374,7 +575,15 @@ class PrivacyLedger:
 
     def __repr__(self) -> str:
         eps, dl = self.total()
-        return f"PrivacyLedger(n_entries={len(self)}, epsilon={eps:.6g}, delta={dl:.3g})"
+        tail = ", detached=True" if self._detached else ""
+        return f"PrivacyLedger(n_entries={len(self)}, epsilon={eps:.6g}, delta={dl:.3g}{tail})"
+
+
+def _detached_ledger(cls, budget_epsilon, budget_delta, root):
+    """Unpickle a ledger as a detached, read-only record (see :class:`PrivacyLedger`, Notes)."""
+    led = cls.__new__(cls)
+    led._setup(budget_epsilon, budget_delta, root, detached=True)
+    return led
 
 
 def _copy_group(g: _Group, prefix: str, label: str | None) -> _Group:

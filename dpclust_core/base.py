@@ -10,13 +10,18 @@ estimator raises :class:`sklearn.exceptions.NotFittedError`.
 
 1. checks every parameter (no data is read);
 2. works out the fit's whole cost ``(epsilon, delta)`` from public inputs, and if a shared ``ledger=`` was
-   given, asks it for that cost — a fit the shared budget cannot afford raises
-   :class:`~dpclust_core.accounting.BudgetExceededError` **before the data is touched**;
+   given, reserves that cost in it at once (:meth:`~dpclust_core.accounting.PrivacyLedger.reserve`, atomic
+   across threads) — a fit the shared budget cannot afford raises
+   :class:`~dpclust_core.accounting.BudgetExceededError` **before the data is touched**, and a ledger that
+   was unpickled (in a worker process) raises :class:`~dpclust_core.accounting.DetachedLedgerError`;
 3. checks ``X`` and the public ``bounds`` (shape, dtype, finiteness);
 4. runs the algorithm (``_fit``), which records every noisy release in a fresh ledger capped at the cost;
-5. checks that ledger (``ledger.check()``), stores it as ``ledger_`` and copies it into the shared ledger as
-   one group named after the estimator — also when the algorithm fails half-way, since noise already drawn
-   counts as spent.
+5. replaces the reservation in the shared ledger by that ledger's releases, as one group named after the
+   estimator (dropping it if nothing was spent) — also when the algorithm fails half-way, since noise already
+   drawn counts as spent — then checks that ledger (``ledger.check()``) and stores it as ``ledger_``.
+
+Copies of an estimator (``clone``, ``copy.deepcopy``, and so every scikit-learn model-selection tool) share
+the ``ledger=`` they were given: a ledger is never copied (see :class:`~dpclust_core.accounting.PrivacyLedger`).
 
 It also provides the private count of records that many algorithms need (:meth:`DPEstimator._estimate_n`):
 N is **private** unless the caller publishes it with ``n_public=``.
@@ -26,6 +31,7 @@ N is **private** unless the caller publishes it with ``n_public=``.
 """
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
 
 import numpy as np
@@ -115,25 +121,24 @@ class DPEstimator(Estimator):
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> DPEstimator:
         """Fit on ``X`` (n_samples, n_features) with the whole budget; ``y`` is ignored. Returns self.
 
-        Raises ``BudgetExceededError`` before reading ``X`` when a shared ``ledger`` cannot afford the fit.
+        Raises ``BudgetExceededError`` before reading ``X`` when a shared ``ledger`` cannot afford the fit, and
+        ``DetachedLedgerError`` when the shared ledger was unpickled (a charge could never reach its budget).
         """
         p = self._validate_params()
         eps, delta = self._privacy_cost(p)
         shared = getattr(p, "ledger", None)
-        if shared is not None:
-            shared.require(eps, delta, name=f"fitting {type(self).__name__}")
-        X = self._validate_data(X)
-        if hasattr(p, "bounds"):
-            p.bounds = check_bounds(p.bounds, X.shape[1])
-            self.bounds_ = p.bounds
-        ledger = PrivacyLedger(budget_epsilon=eps, budget_delta=delta)
-        rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
-        try:
+        if shared is None:
+            budget = contextlib.nullcontext(PrivacyLedger(budget_epsilon=eps, budget_delta=delta))
+        else:  # the whole cost is reserved now, atomically, before X is read; the fit's releases replace it
+            budget = shared.reserve(eps, delta, name=f"{type(self).__name__}.fit")
+        with budget as ledger:
+            X = self._validate_data(X)
+            if hasattr(p, "bounds"):
+                p.bounds = check_bounds(p.bounds, X.shape[1])
+                self.bounds_ = p.bounds
+            rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
             with _kernels.single_blas_thread(), self._budget_context(p):
                 self._fit(X, p, ledger, rng)
-        finally:
-            if shared is not None and len(ledger):
-                shared.extend(ledger, group=f"{type(self).__name__}.fit")
         ledger.check()
         self.ledger_ = ledger
         return self

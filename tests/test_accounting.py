@@ -295,3 +295,125 @@ def test_every_fit_checks_its_ledger(monkeypatch):
         est.fit(X)
         assert len(calls) > before
         assert calls[-1] == pytest.approx(est.epsilon)
+
+
+# ---------------------------------------------------------------- a budget is fixed at construction
+@pytest.mark.parametrize("name", ["budget_epsilon", "budget_delta"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, -1.0, 0.0, 0.5, 2.0, 1e300, None, "1"])
+def test_budget_cannot_be_changed_after_construction(name, value):
+    """``L.budget_epsilon = float("nan")`` used to switch the budget off: a fit of epsilon 5 was then accepted."""
+    led = PrivacyLedger(budget_epsilon=1.0, budget_delta=1e-6)
+    with pytest.raises(AttributeError, match=f"{name} is read-only"):
+        setattr(led, name, value)
+    with pytest.raises(AttributeError, match=f"{name} is read-only"):
+        delattr(led, name)
+    assert (led.budget_epsilon, led.budget_delta) == (1.0, 1e-6)
+    with pytest.raises(BudgetExceededError):
+        led.record("five", 5.0)
+    with pytest.raises(BudgetExceededError):
+        led.record("delta", 0.1, 1e-5)
+    assert len(led) == 0
+
+
+def test_a_budget_cannot_be_bypassed_through_any_attribute():
+    """Every attribute of a ledger, public or private, is set once: nothing a caller sets can make
+    ``_check_budget`` pass an overspend (a method shadowed on the instance, a budget, the totals)."""
+    from dpclust_core.kmeans import DPLloyd
+
+    led = PrivacyLedger(budget_epsilon=1.0)
+    names = [n for n in dir(led) if not n.startswith("__")]
+    assert {"budget_epsilon", "total", "_check_budget", "_budget_epsilon", "_root"} <= set(names)
+    for name in names:
+        for value in (math.nan, None, 1e300, lambda *a, **k: (0.0, 0.0)):
+            with pytest.raises(AttributeError):
+                setattr(led, name, value)
+        with pytest.raises(AttributeError):
+            delattr(led, name)
+    with pytest.raises(AttributeError):
+        led.brand_new_attribute = 1
+    with pytest.raises(TypeError):
+        vars(led)  # no instance dictionary to write into
+    X = np.random.default_rng(0).uniform(-1, 1, size=(50, 2))
+    with pytest.raises(BudgetExceededError):
+        DPLloyd(3, 5.0, bounds=(-1, 1), ledger=led).fit(X)
+    assert led.epsilon == 0.0 and led.budget_epsilon == 1.0
+
+
+# ---------------------------------------------------------------- reserve: check and charge at once
+def test_reserve_charges_the_whole_cost_while_running_then_what_was_spent():
+    led = PrivacyLedger(budget_epsilon=1.0)
+    with led.reserve(0.6, name="fit A") as own:
+        assert led.epsilon == pytest.approx(0.6) and [e.name for e in led.entries] == ["(reserved) fit A"]
+        with pytest.raises(BudgetExceededError):  # a second reservation cannot afford it meanwhile
+            with led.reserve(0.6, name="fit B"):
+                pass
+        assert own.budget_epsilon == 0.6
+        own.record("count", 0.1)
+        with own.parallel("cells") as par:
+            for e in (0.5, 0.2):
+                with par.partition():
+                    own.record("cell", e)
+    assert [(e.name, e.group) for e in led.entries] == [("count", "fit A"), ("cell", "cells"), ("cell", "cells")]
+    assert led.epsilon == pytest.approx(0.6, rel=1e-12) and own.epsilon == pytest.approx(0.6, rel=1e-12)
+    with led.reserve(0.4, name="fit C") as own:
+        pass  # nothing spent: the reservation is dropped
+    assert led.epsilon == pytest.approx(0.6, rel=1e-12) and len(led) == 3
+
+
+def test_reserve_keeps_what_was_spent_when_the_computation_fails():
+    led = PrivacyLedger(budget_epsilon=1.0)
+    with pytest.raises(RuntimeError):
+        with led.reserve(0.5, name="fit") as own:
+            own.record("drawn before the failure", 0.2)
+            raise RuntimeError("boom")
+    assert led.epsilon == pytest.approx(0.2) and led.entries[0].group == "fit"
+
+
+def test_reserve_inside_a_partition_lands_in_that_partition():
+    led = PrivacyLedger(budget_epsilon=1.0)
+    with led.parallel("halves") as par:
+        for _ in range(2):
+            with par.partition(), led.reserve(0.7, name="fit") as own:
+                own.record("x", 0.7)
+    assert led.epsilon == pytest.approx(0.7, rel=1e-12)  # each fit's group sits in its own part: max, not sum
+    assert [e.group for e in led.entries] == ["fit", "fit"]
+    with led.reserve(0.2, name="after") as own:  # outside the block: sequential again
+        own.record("y", 0.2)
+    assert led.epsilon == pytest.approx(0.9, rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [dict(epsilon=0.0), dict(epsilon=math.nan), dict(epsilon=-1.0),
+                                    dict(epsilon=0.1, delta=1.0), dict(epsilon="0.1")])
+def test_reserve_refuses_bad_costs(kwargs):
+    led = PrivacyLedger()
+    with pytest.raises((ValueError, TypeError), match="epsilon|delta"):
+        with led.reserve(**kwargs):
+            pass
+    assert len(led) == 0
+
+
+def test_groups_belong_to_the_thread_that_opened_them():
+    """A release recorded by another thread while a partition is open must not land in that partition (the
+    partition is charged as a max, so it would hide the other thread's cost): it lands at the top level."""
+    import threading
+
+    led = PrivacyLedger()
+    opened, recorded = threading.Event(), threading.Event()
+
+    def other_thread():
+        opened.wait(60)
+        led.record("another thread", 1.0)
+        recorded.set()
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    with led.parallel("cells") as par:
+        with par.partition():
+            led.record("cell 0", 1.0)
+        with par.partition():
+            led.record("cell 1", 0.5)
+            opened.set()
+            recorded.wait(60)
+    worker.join()
+    assert led.epsilon == pytest.approx(1.0 + 1.0, rel=1e-12)
+    assert ("another thread", None, None) in [(e.name, e.group, e.partition) for e in led.entries]
