@@ -57,6 +57,15 @@ N_SHARE_DOC = """n_share : float, default 0.05
         The share of epsilon spent on the noisy count of N when ``n_public`` is None (in (0, 0.5])."""
 
 
+def _feature_names(X):
+    """The column names of a DataFrame-like ``X`` when they are all strings (scikit-learn's rule), else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or isinstance(X, np.ndarray):
+        return None
+    names = np.asarray(list(cols), dtype=object)
+    return names if names.size and all(isinstance(c, str) for c in names) else None
+
+
 class Estimator(BaseEstimator):
     """Base of every estimator in the package (private or not).
 
@@ -78,10 +87,23 @@ class Estimator(BaseEstimator):
         return SimpleNamespace(**{name: self._parameters[name](value, name) for name, value in params.items()})
 
     def _validate_data(self, X, reset=True):
+        names = _feature_names(X)
         X = check_data(X, self._x_name, allow_dask=self._accepts_dask)
         if reset:
             self.n_features_in_ = int(X.shape[1])
+            if names is not None:
+                self.feature_names_in_ = names  # the column names of a DataFrame (public: the schema)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
         return X
+
+    def _check_feature_names(self, X):
+        """Refuse a DataFrame whose columns differ from those seen in ``fit`` (as scikit-learn does)."""
+        names = _feature_names(X)
+        fitted = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted is not None and not np.array_equal(names, fitted):
+            raise ValueError(f"X has columns {list(names)}, but {type(self).__name__} was fitted with columns "
+                             f"{list(fitted)}")
 
     def _check_fitted(self, attribute="n_features_in_"):
         if not hasattr(self, attribute):
@@ -169,16 +191,23 @@ class CentroidMixin(ClusterMixin):
 
     Points are compared with the centres where the algorithm compared them: estimators that work in a scaled
     domain (the public box mapped onto ``[-r, r]^d``) override :meth:`_predict_space`, which maps ``X`` and
-    the centres into it (points outside the public bounds are clipped there). Labels computed on private data
-    are not themselves differentially private.
+    the centres into it (points outside the public bounds are clipped there).
+
+    **What is not private.** Only what ``fit`` releases (``cluster_centers_`` and the other fitted attributes,
+    totalled in ``ledger_``) carries the guarantee. ``predict``, ``fit_predict``, ``transform`` and ``score``
+    are exact functions of the ``X`` they are given: on the private training data, the labels (one per
+    record), the distances and the score are **not** private — publishing them publishes the data. Use them on
+    data you may publish, or keep them inside the trusted boundary.
     """
 
     def _predict_space(self, X):
         return X, self.cluster_centers_
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Index of the nearest centre for every row of ``X`` (ties go to the lowest index)."""
+        """Index of the nearest centre for every row of ``X`` (ties go to the lowest index). Exact: on private
+        data, the labels are not private."""
         self._check_fitted("cluster_centers_")
+        self._check_feature_names(X)
         X = check_data(X, n_features=self.n_features_in_)
         Z, C = self._predict_space(X)
         return _kernels.assign(Z, C)
@@ -188,14 +217,19 @@ class CentroidMixin(ClusterMixin):
         return self.fit(X).predict(X)
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """Euclidean distance of every row of ``X`` to every centre, in the original units: shape (n, k)."""
+        """Euclidean distance of every row of ``X`` to every centre, in the original units: shape (n, k).
+        Exact: on private data, the distances are not private."""
         self._check_fitted("cluster_centers_")
+        self._check_feature_names(X)
         X = check_data(X, n_features=self.n_features_in_)
         return np.sqrt(_kernels.sq_distances(X, self.cluster_centers_))
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
-        """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans)."""
+        """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans).
+        Exact: on the private training data, the score is not private (a private estimate of the quality of
+        the centres is :func:`~dpclust_core.advisor.synopsis_nicv`)."""
         self._check_fitted("cluster_centers_")
+        self._check_feature_names(X)
         X = check_data(X, n_features=self.n_features_in_)
         return -float(_kernels.wcss(X, self.cluster_centers_))
 

@@ -104,3 +104,19 @@ def test_every_n_public_is_documented_alike():
         for _, obj in inspect.getmembers(m):
             doc = inspect.getdoc(obj) or ""
             assert "n_public : int" not in doc, f"{mod.name}.{getattr(obj, '__name__', obj)}"
+
+
+def test_dataframe_column_names_are_kept_and_checked():
+    """``feature_names_in_`` for a DataFrame (the schema is public), refused mismatched columns at predict."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.uniform(-1, 1, size=(400, 2)), columns=["lon", "lat"])
+    est = EUGkM(3, 1.0, bounds=(-1, 1), random_state=0).fit(df)
+    assert list(est.feature_names_in_) == ["lon", "lat"]
+    assert est.predict(df).shape == (400,)
+    with pytest.raises(ValueError, match="columns"):
+        est.predict(df.rename(columns={"lat": "latitude"}))
+    est.fit(df.to_numpy())  # refitted on an array: the names are gone
+    assert not hasattr(est, "feature_names_in_")
+    ok = pd.DataFrame(rng.uniform(-1, 1, size=(400, 2)), columns=[0, 1])  # not all strings: no names
+    assert not hasattr(DPLloyd(3, 1.0, bounds=(-1, 1), random_state=0).fit(ok), "feature_names_in_")
