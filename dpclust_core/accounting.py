@@ -35,7 +35,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ._validation import BadTypeError, _is_real_scalar, check_delta, check_epsilon, check_int, check_real
+from ._validation import BadTypeError, LedgerBase, _is_real_scalar, check_delta, check_epsilon, check_int, check_real
 
 __all__ = [
     "LedgerEntry",
@@ -98,7 +98,7 @@ def _check_cost(epsilon, delta, name):
     return eps, dl
 
 
-class PrivacyLedger:
+class PrivacyLedger(LedgerBase):
     """A record of every noisy release, with totals under sequential and parallel composition.
 
     Parameters
