@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import MAX_ALLOCATION, RNGLike, check_bool, check_half_width, check_positive_int, check_real, check_rng
+from ._validation import (MAX_ALLOCATION, RNGLike, check_bool, check_half_width, check_positive_int, check_real,
+                          check_rng)
 
 __all__ = ["make_blobs_ratio"]
 

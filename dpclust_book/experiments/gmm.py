@@ -30,7 +30,7 @@ def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: 
                               random_state: RNGLike = None) -> PrivateGaussianMixture:
     """Fit ``estimator`` on a sample of about ``t·n' + n2`` points without materialising ``X1``.
 
-    ``X1``'s tuples come from :func:`simulate_chunk_means` (exact when the labeler recovers the partition),
+    ``X1``'s tuples come from :func:`~dpclust_core.gmm.simulate_chunk_means` (exact when the labeler recovers the partition),
     ``X2`` is sampled for real; then :meth:`PrivateGaussianMixture.fit_tuples`. Returns the fitted estimator.
 
     Examples
@@ -56,7 +56,7 @@ def compare_methods(params: MixtureParams, n: int, *, epsilon: float, delta: flo
                     methods: Sequence[Literal["em", "naive", "private"]] = ("em", "naive", "private"),
                     private_kwargs: dict | None = None, simulate_x1: bool = False, n_tuples: int | None = None,
                     chunk_size: int | None = None, random_state: RNGLike = None) -> dict:
-    """Parameter errors of non-private EM, the naive baseline and :class:`PrivateGaussianMixture` on one sample.
+    """Parameter errors of non-private EM, the naive baseline and :class:`~dpclust_core.gmm.PrivateGaussianMixture` on one sample.
 
     ``n`` is the total sample size. With ``simulate_x1=True`` the private method's ``X1`` is simulated
     (``n_tuples``/``chunk_size`` required, ``n2 = n − t·n'``) and EM / naive run on an ``n``-point sample
@@ -139,11 +139,11 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
                             n_eval_per_component: int = 500,
                             criterion: Literal["samples", "centers", "both"] = "samples",
                             stop_below: float | None = None, random_state: RNGLike = None) -> float:
-    """Success rate of the **private separation** step (paper §7 criterion, :func:`separates`) over ``reps`` runs.
+    """Success rate of the **private separation** step (paper §7 criterion, :func:`~dpclust_core.gmm.separates`) over ``reps`` runs.
 
-    Each run simulates ``n_tuples`` tuples of chunk means of ``chunk_size`` samples (:func:`simulate_chunk_means`),
+    Each run simulates ``n_tuples`` tuples of chunk means of ``chunk_size`` samples (:func:`~dpclust_core.gmm.simulate_chunk_means`),
     runs ``G`` and scores the released centres with ``criterion``: ``"samples"`` (the paper's: they separate
-    ``n_eval_per_component`` fresh samples per component, :func:`separates`), ``"centers"`` (after optimal
+    ``n_eval_per_component`` fresh samples per component, :func:`~dpclust_core.gmm.separates`), ``"centers"`` (after optimal
     matching every centre is within ``D_i/4`` of its mean, ``D_i`` the distance to the nearest other mean) or
     ``"both"``. With k = 2 random centres separate the samples by luck about half the time; ``"centers"`` does
     not have that weakness. ``radius`` (default ``2·max‖μ_i‖ + 10``) is the public domain of PrivatekAverages

@@ -273,7 +273,7 @@ def counterexample(variant: str, m: int = 10) -> dict:
     Parameters
     ----------
     variant : str
-        A key of :data:`VARIANTS`.
+        A key of :data:`~dpclust_core.svt.VARIANTS`.
     m : int
         Number of pinning queries of C3 (1 to 10^6).
 
@@ -312,13 +312,13 @@ def three_views(variant: str, epsilon: float = 1.0, *, n_mc: int = 400_000, n_au
                 rng: RNGLike = None, m: int = 10) -> dict:
     """The three views of the chapter on :func:`counterexample` ``(variant)`` at the claimed ``epsilon``.
 
-    The exact ln R (:func:`privacy_loss`), a Monte Carlo estimate of both probabilities and of ln R
-    (``n_mc`` runs on each input), and the auditor's p-value (:func:`audit_variant`).
+    The exact ln R (:func:`~dpclust_core.svt.privacy_loss`), a Monte Carlo estimate of both probabilities and of ln R
+    (``n_mc`` runs on each input), and the auditor's p-value (:func:`~dpclust_core.svt.audit_variant`).
 
     Parameters
     ----------
     variant : str
-        A key of :data:`VARIANTS`.
+        A key of :data:`~dpclust_core.svt.VARIANTS`.
     epsilon : float
         The claimed ε.
     n_mc : int
@@ -476,7 +476,7 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
                     scores: ArrayLike | None = None) -> dict:
     """SER (mean, std) and miss rate (mean) of every method at every ``(epsilon, c)`` in ``settings``.
 
-    Reproduces the Zipf rows of thesis Tables 5.4/5.6 (spec §4.6) on :func:`zipf_scores`: SVT-S is
+    Reproduces the Zipf rows of thesis Tables 5.4/5.6 (spec §4.6) on :func:`~dpclust_core.svt.zipf_scores`: SVT-S is
     ``standard`` with monotone noise and ε1:ε2 = 1:ratio; ReTr uses 1:c^(2/3) and the threshold raised by
     k·b_ν; EM is c rounds at ε/c without replacement.
 
@@ -490,7 +490,7 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
         Runs per cell (the thesis uses 100).
     rng : None, int or numpy.random.Generator
     scores : array_like, optional
-        Default :func:`zipf_scores`.
+        Default :func:`~dpclust_core.svt.zipf_scores`.
 
     Returns
     -------

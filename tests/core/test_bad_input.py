@@ -766,7 +766,8 @@ def _public_api():
             obj = getattr(mod, attr)
             if callable(obj):
                 home = getattr(obj, "__module__", name) or name
-                key = f"{home}.{obj.__name__}" if home.startswith(("dpclust_core", "dpclust_book")) else f"{name}.{attr}"
+                ours = home.startswith(("dpclust_core", "dpclust_book"))
+                key = f"{home}.{obj.__name__}" if ours else f"{name}.{attr}"
                 out.setdefault(key, obj)
     return out
 
