@@ -59,7 +59,7 @@ EPSILONS = (0.1, 0.5, 1.0, 2.0)
 SEEDS = tuple(range(10))
 #: The datasets, lowest dimension first.
 DATASET_NAMES = ("S1 (2-D)", "Gowalla (2-D)", "Image (3-D)", "digits (64-D)", "mixture (100-D)")
-#: The methods, in the order of the tables; the names are those of :data:`dpclust_book.plots.METHODS`.
+#: The methods, in the order of the tables; the names are those of :data:`dpclust_book.style.METHODS`.
 METHOD_NAMES = ("DPLloyd", "DPLloyd-Impr", "EUGkM", "Hybrid", "GkM", "PGkM", "PrivateKMeansEasy", "LSH coreset",
                 "diffprivlib")
 #: The methods of this book's package (every one but diffprivlib).

@@ -31,7 +31,7 @@ def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: 
     """Fit ``estimator`` on a sample of about ``t·n' + n2`` points without materialising ``X1``.
 
     ``X1``'s tuples come from :func:`~dpclust_core.gmm.simulate_chunk_means` (exact when the labeler recovers the partition),
-    ``X2`` is sampled for real; then :meth:`PrivateGaussianMixture.fit_tuples`. Returns the fitted estimator.
+    ``X2`` is sampled for real; then :meth:`~dpclust_core.gmm.PrivateGaussianMixture.fit_tuples`. Returns the fitted estimator.
 
     Examples
     --------

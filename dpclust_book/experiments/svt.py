@@ -273,7 +273,7 @@ def counterexample(variant: str, m: int = 10) -> dict:
     Parameters
     ----------
     variant : str
-        A key of :data:`~dpclust_core.svt.VARIANTS`.
+        A key of :data:`VARIANTS`.
     m : int
         Number of pinning queries of C3 (1 to 10^6).
 
@@ -318,7 +318,7 @@ def three_views(variant: str, epsilon: float = 1.0, *, n_mc: int = 400_000, n_au
     Parameters
     ----------
     variant : str
-        A key of :data:`~dpclust_core.svt.VARIANTS`.
+        A key of :data:`VARIANTS`.
     epsilon : float
         The claimed ε.
     n_mc : int

@@ -2,7 +2,7 @@
 
 Every function returns a matplotlib ``Figure`` drawn with the book's style (:func:`dpclust_book.plots.figure`):
 7 inches wide, at most two panels a row, labelled axes, and each method in its fixed colour and marker
-(:data:`dpclust_book.plots.METHODS`). The inputs are the frames of :mod:`dpclust_book.experiments.synopsis` or
+(:data:`dpclust_book.style.METHODS`). The inputs are the frames of :mod:`dpclust_book.experiments.synopsis` or
 fitted estimators; nothing here fits a private model except the two ``*_frame`` functions, which draw one
 frame of an interactive figure.
 

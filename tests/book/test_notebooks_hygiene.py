@@ -129,7 +129,7 @@ def test_every_cited_key_is_in_references_bib():
 # ------------------------------------------------------------------ the rendered-book checker itself
 def _load_render_checker():
     import importlib.util
-    spec = importlib.util.spec_from_file_location("check_render", ROOT / "tests" / "render" / "check_render.py")
+    spec = importlib.util.spec_from_file_location("check_render", ROOT / "tests" / "book" / "render" / "check_render.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("check_render", mod)  # dataclasses look their module up there
     spec.loader.exec_module(sys.modules["check_render"])
