@@ -28,7 +28,7 @@ build: $(STAMP)
 
 ## make test: unit and property tests, privacy audits, doctests and every notebook under nbval
 test: $(STAMP)
-	$(BIN)/python -m pytest tests dpclust_core book --doctest-modules --nbval-lax --nbval-current-env -q
+	$(BIN)/python -m pytest tests dpclust_core dpclust_book book --doctest-modules --nbval-lax --nbval-current-env -q
 
 ## make lab: open the chapters in JupyterLab
 lab: $(STAMP)
@@ -38,8 +38,8 @@ lab: $(STAMP)
 ## dead sliders, tracebacks, warnings, empty figures and outputs wider than the page; screenshots in _render/
 check-render: $(STAMP)
 	@command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
-	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -r tests/render/requirements.txt
-	$(BIN)/python tests/render/check_render.py _build/html
+	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -r tests/book/render/requirements.txt
+	$(BIN)/python tests/book/render/check_render.py _build/html
 
 ## make bench: the speed benchmarks (minutes; makes benchmarks/.venv-diffprivlib for the diffprivlib comparison)
 bench: $(STAMP)

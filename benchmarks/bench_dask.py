@@ -41,7 +41,7 @@ import dask  # noqa: E402
 import distributed  # noqa: E402
 import numpy as np  # noqa: E402
 
-from dpclust_core.experiments import scaling  # noqa: E402
+from dpclust_book.experiments import scaling  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "dask.md"
 

@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpclust_core.data import make_blobs_ratio  # noqa: E402
+from dpclust_book.datasets import make_blobs_ratio  # noqa: E402
 from dpclust_core.kmeans import DPLloyd  # noqa: E402
 from dpclust_core.metrics import nicv  # noqa: E402
 

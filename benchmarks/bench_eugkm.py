@@ -30,8 +30,9 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from dpclust_core.data import (make_adult_num_like, make_gowalla_like, make_image_like, make_lifesci_like,  # noqa: E402
-                               make_s1_like, make_tiger_like, scale_to_domain)
+from dpclust_book.datasets import (make_adult_num_like, make_gowalla_like, make_image_like,  # noqa: E402
+                                   make_lifesci_like, make_s1_like, make_tiger_like)
+from dpclust_core.preprocessing import scale_to_domain  # noqa: E402
 from dpclust_core.kmeans import (EUGkM, best_of_lloyd, cells_per_dimension, choose_k, eugkm_grid_size,  # noqa: E402
                                  noisy_grid_synopsis, rt_validity)
 

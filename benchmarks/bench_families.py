@@ -6,7 +6,7 @@ ships (S1-, Gowalla- and Image-like stand-ins of chapters 2-4, scikit-learn's di
 mixture of the LSH coreset's authors), at epsilon in {0.1, 0.5, 1, 2} with 10 seeds. The loss of a fit is its WCSS
 over the WCSS of the best of 10 non-private k-means++ runs; the budget spent is read from each fit's ledger (for
 diffprivlib: measured from what it hands its own mechanisms, at the true add/remove sensitivity). The loop is
-``dpclust_core.experiments.families.run_grid``.
+``dpclust_book.experiments.families.run_grid``.
 
 Run (tens of minutes; ``--quick`` checks the pipeline in a few minutes and writes to the temporary directory)::
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpclust_core.experiments import families as fx
+from dpclust_book.experiments import families as fx
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -63,7 +63,7 @@ def write_markdown(df, path, *, n_seeds, epsilons, mixture_n, max_fit, seconds):
     lines = [
         "# Which private k-means? One benchmark across every family",
         "",
-        f"`benchmarks/bench_families.py` (the loop: `dpclust_core.experiments.families.run_grid`). Every method "
+        f"`benchmarks/bench_families.py` (the loop: `dpclust_book.experiments.families.run_grid`). Every method "
         "runs with its defaults, the public box of the data (`bounds=`) and a private N (no `n_public`): "
         + ", ".join(f"{m} = `{fx.ESTIMATORS[m]}`" for m in fx.METHOD_NAMES) + ". "
         f"Budgets epsilon in {{{', '.join(f'{e:g}' for e in epsilons)}}}; delta = 1e-6 for PrivateKMeansEasy and "

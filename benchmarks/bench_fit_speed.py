@@ -38,7 +38,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from dpclust_core import _kernels  # noqa: E402
-from dpclust_core.data import make_gowalla_like, make_letter_like, make_s1_like  # noqa: E402
+from dpclust_book.datasets import make_gowalla_like, make_letter_like, make_s1_like  # noqa: E402
 from dpclust_core.kmeans import (EUGkM, DPLloyd, GkM, HybridKMeans, LSHCoresetKMeans, MkM, PGkM,  # noqa: E402
                                  UGkM, best_of_lloyd)
 from dpclust_core.kmeans import grid as grid_mod  # noqa: E402

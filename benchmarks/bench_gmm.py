@@ -23,9 +23,9 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dpclust_book.experiments.gmm import fit_private_gmm_simulated, separation_sample_complexity  # noqa: E402
 from dpclust_core.gmm import (MixtureParams, NaiveNoisyGaussianMixture, PrivateGaussianMixture,  # noqa: E402
-                              fit_private_gmm_simulated, min_tuples, paper_mixture, parameter_errors,
-                              random_separated_mixture, sample_mixture, separation_sample_complexity)
+                              min_tuples, paper_mixture, parameter_errors, random_separated_mixture, sample_mixture)
 
 DELTA = 1e-6
 OUT = Path(__file__).resolve().parent / "results" / "gmm.md"

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.cluster import KMeans
 
-from dpclust_core import _kernels, data
+import dpclust_book.datasets as data
+from dpclust_core import _kernels
 from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans
 from dpclust_core.kmeans.lsh_coreset import LSHCoresetKMeans
 

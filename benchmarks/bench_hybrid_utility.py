@@ -28,7 +28,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from dpclust_core.data import make_gowalla_like, make_s1_like, make_tiger_like  # noqa: E402
+from dpclust_book.datasets import make_gowalla_like, make_s1_like, make_tiger_like  # noqa: E402
 from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans, best_of_lloyd  # noqa: E402
 from dpclust_core.metrics import nicv  # noqa: E402
 

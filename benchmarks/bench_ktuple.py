@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dpclust_core.ktuple import (PrivatekAverages, PrivatekNoisyCenters, good_centers, ktuple_trials,
-                                 min_tuples_noisy_centers, noisy_centers_min_gamma, simulate_tuples)
+from dpclust_book.experiments.ktuple import ktuple_trials, simulate_tuples
+from dpclust_core.ktuple import (PrivatekAverages, PrivatekNoisyCenters, good_centers, min_tuples_noisy_centers,
+                                 noisy_centers_min_gamma)
 
 EPS, DELTA, BETA, R = 4.0, 1e-6, 0.05, 20.0
 

@@ -24,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpclust_core.data import make_s1_like, make_tiger_like  # noqa: E402
+from dpclust_book.datasets import make_s1_like, make_tiger_like  # noqa: E402
 from dpclust_core.kmeans.lloyd import DPLloyd, best_of_lloyd  # noqa: E402
 from dpclust_core.metrics import wcss  # noqa: E402
 from dpclust_core.postprocess import MCMCPostprocessor, Transcript, pooled_proposal_kmeans  # noqa: E402

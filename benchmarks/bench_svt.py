@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from dpclust_core import svt
+from dpclust_book.experiments import svt as svt_ex
 
 
 def timed(f, repeats=3):
@@ -55,29 +56,29 @@ def bench_integrals():
 def bench_zipf(n_runs, settings):
     print(f"\n## Zipf SER, {n_runs} runs per cell (thesis: 100)\n")
     w0, c0 = time.perf_counter(), time.process_time()
-    res = svt.zipf_experiment(settings, n_runs=n_runs, rng=np.random.default_rng(2017))
+    res = svt_ex.zipf_experiment(settings, n_runs=n_runs, rng=np.random.default_rng(2017))
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    lines = ["| ε, c | | " + " | ".join(svt.ZIPF_METHODS) + " |", "|---|---|" + "---|" * len(svt.ZIPF_METHODS)]
+    lines = ["| ε, c | | " + " | ".join(svt_ex.ZIPF_METHODS) + " |", "|---|---|" + "---|" * len(svt_ex.ZIPF_METHODS)]
     worst = (0.0, None)
     n_cells = 0
     for key in settings:
-        th = svt.THESIS_ZIPF_SER[key]
-        ours = [res[key][m][0] for m in svt.ZIPF_METHODS]
-        sds = [res[key][m][1] for m in svt.ZIPF_METHODS]
+        th = svt_ex.THESIS_ZIPF_SER[key]
+        ours = [res[key][m][0] for m in svt_ex.ZIPF_METHODS]
+        sds = [res[key][m][1] for m in svt_ex.ZIPF_METHODS]
         lines.append(f"| {key[0]}, {key[1]} | ours | " + " | ".join(f"{a:.3f}" for a in ours) + " |")
         lines.append("| | (std) | " + " | ".join(f"({s:.3f})" for s in sds) + " |")
         lines.append("| | thesis | " + " | ".join("lost" if b is None else f"{b:.3f}" for b in th) + " |")
         lines.append("| | abs diff | " + " | ".join("" if b is None else f"{abs(a - b):.3f}" for a, b in zip(ours, th))
                      + " |")
-        for a, b, m in zip(ours, th, svt.ZIPF_METHODS):
+        for a, b, m in zip(ours, th, svt_ex.ZIPF_METHODS):
             if b is not None:
                 n_cells += 1
                 if abs(a - b) > worst[0]:
                     worst = (abs(a - b), (key, m))
     text = "\n".join(lines)
     print(text)
-    within = sum(abs(res[k][m][0] - b) < 0.05 for k in settings for m, b in zip(svt.ZIPF_METHODS,
-                                                                               svt.THESIS_ZIPF_SER[k]) if b is not None)
+    within = sum(abs(res[k][m][0] - b) < 0.05 for k in settings for m, b in zip(svt_ex.ZIPF_METHODS,
+                                                                               svt_ex.THESIS_ZIPF_SER[k]) if b is not None)
     summary = (f"\n{within}/{n_cells} cells within 0.05 of the thesis; largest difference {worst[0]:.3f} at {worst[1]}."
                f"\nTime: {wall:.1f} s wall, {cpu:.1f} s CPU.")
     print(summary)
@@ -98,7 +99,7 @@ def main():
     if args.quick:
         bench_zipf(100, [(0.1, 50), (0.1, 100), (0.5, 100), (0.5, 300)])
     else:
-        bench_zipf(args.runs, sorted(svt.THESIS_ZIPF_SER))
+        bench_zipf(args.runs, sorted(svt_ex.THESIS_ZIPF_SER))
 
 
 if __name__ == "__main__":

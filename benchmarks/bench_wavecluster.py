@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpclust_core.data import WAVECLUSTER_REAL_BOUNDS, WAVECLUSTER_REAL_N
+from dpclust_book.datasets import WAVECLUSTER_REAL_BOUNDS, WAVECLUSTER_REAL_N
 from dpclust_core.wavecluster import PrivateWaveCluster, WaveCluster
 
 ROOT = Path(__file__).resolve().parents[1]

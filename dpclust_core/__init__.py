@@ -5,8 +5,8 @@ geometric, Gaussian and exponential mechanisms), :mod:`~dpclust_core.accounting`
 budget that refuses before spending, and the composition rules), :mod:`~dpclust_core.base` (the
 scikit-learn estimator every algorithm subclasses), :mod:`~dpclust_core.audit` (empirical DP auditing),
 :mod:`~dpclust_core.bounds` (private bounds of the data, for when no public domain is known),
-:mod:`~dpclust_core.data` (seeded stand-in datasets, public-domain scaling), :mod:`~dpclust_core.metrics`
-(NICV, WCSS, DSG_C, OCM, 2CE).
+:mod:`~dpclust_core.preprocessing` (scaling into a public domain), :mod:`~dpclust_core.datasets` (a seeded
+synthetic generator), :mod:`~dpclust_core.metrics` (NICV, WCSS, DSG_C, OCM, 2CE).
 
 Algorithms, one module per family (each chapter of the book imports one of them):
 :mod:`~dpclust_core.kmeans` (DPLloyd, EUGkM/UGkM/MkM, HybridKMeans, GkM, PGkM, LSHCoresetKMeans, choose_k),
@@ -16,8 +16,9 @@ Algorithms, one module per family (each chapter of the book imports one of them)
 :mod:`~dpclust_core.gmm` (private Gaussian mixtures) and
 :mod:`~dpclust_core.postprocess` (MCMC postprocessing of DP k-means transcripts).
 
-For the book: :mod:`~dpclust_core.plots` (one palette and style), :mod:`~dpclust_core.widgets` (sliders that
-work with and without a kernel) and :mod:`~dpclust_core.experiments` (the papers' experiment loops).
+The library needs numpy, scipy, scikit-learn, PyWavelets and threadpoolctl only (pandas on use, in the
+advisor's tables). The book's figures, widgets, stand-in data sets and experiment loops live in the sibling
+package ``dpclust_book`` (``pip install .[book]``), which imports this one and never the reverse.
 """
 from ._validation import BadTypeError, EpsilonTooSmallError
 from .accounting import BudgetExceededError, DetachedLedgerError, PrivacyLedger

@@ -359,7 +359,7 @@ def _batched_kmeanspp(P, valid, sizes, k, U):
 def scale_into(X, low, high, r=1.0):
     """Map X from the public box ``[low, high]`` onto ``[-r, r]^d``, clipping points outside the box first.
 
-    The trusting kernel behind :func:`dpclust_core.data.scale_to_domain` (no checks, nothing counted).
+    The trusting kernel behind :func:`dpclust_core.preprocessing.scale_to_domain` (no checks, nothing counted).
     Works on numpy and dask arrays alike (elementwise only).
     """
     a = (2.0 * r) / (np.asarray(high, dtype=float) - np.asarray(low, dtype=float))

@@ -239,11 +239,16 @@ def check_n_clusters(n_clusters, n_samples: int | None = None, name: str = "n_cl
     return k
 
 
+class LedgerBase:
+    """The type :func:`check_ledger` accepts: :class:`~dpclust_core.accounting.PrivacyLedger` subclasses it, so this
+    module (which the accounting imports) needs no import of the accounting."""
+
+    __slots__ = ()
+
+
 def check_ledger(ledger, name: str = "ledger"):
     """None or a :class:`~dpclust_core.accounting.PrivacyLedger`."""
-    from .accounting import PrivacyLedger  # local: accounting imports this module
-
-    if ledger is not None and not isinstance(ledger, PrivacyLedger):
+    if ledger is not None and not isinstance(ledger, LedgerBase):
         raise BadTypeError(f"{name} must be None or a PrivacyLedger, got {type(ledger).__name__}")
     return ledger
 

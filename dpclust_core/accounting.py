@@ -42,7 +42,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ._validation import BadTypeError, _is_real_scalar, check_delta, check_epsilon, check_int, check_real
+from ._validation import BadTypeError, LedgerBase, _is_real_scalar, check_delta, check_epsilon, check_int, check_real
 
 __all__ = [
     "LedgerEntry",
@@ -127,7 +127,7 @@ def _check_cost(epsilon, delta, name):
     return eps, dl
 
 
-class PrivacyLedger:
+class PrivacyLedger(LedgerBase):
     """A record of every noisy release, with totals under sequential and parallel composition.
 
     Parameters

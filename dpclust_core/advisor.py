@@ -27,9 +27,9 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ._validation import (BadTypeError, check_bounds, check_data, check_epsilon, check_half_width,
                           check_int, check_ledger, check_real)
@@ -38,6 +38,9 @@ from .kmeans.error_models import RHO, _epsilon_m, _n_rounds, dplloyd_mse
 from .kmeans.grid import (GridSynopsis, eugkm_grid_size, eugkm_variance, eugkm_variance_m, mkm_grid_size,
                           ugkm_grid_size)
 from .kmeans.hybrid import hybrid_decision
+
+if TYPE_CHECKING:  # pandas is imported on use only (the library does not depend on it)
+    import pandas as pd
 
 __all__ = ["MODELLED_METHODS", "HIGH_DIMENSION", "LOW_SIGNAL", "expected_nicv", "Recommendation", "recommend",
            "posterior_bound", "synopsis_nicv", "release_card"]
@@ -166,6 +169,8 @@ class Recommendation:
 
     def table(self) -> pd.DataFrame:
         """The modelled excess NICV of every method (scaled domain), lowest first, as a DataFrame."""
+        import pandas as pd  # on use: the library does not depend on pandas
+
         df = pd.DataFrame({"method": list(self.expected), "modelled excess NICV": list(self.expected.values())})
         return df.sort_values("modelled excess NICV").set_index("method")
 
@@ -441,6 +446,8 @@ def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one 
             ok = False
         if not ok:
             raise BadTypeError(f"{name} must be a sequence of strings, got {type(seq).__name__}")
+    import pandas as pd  # on use: the library does not depend on pandas
+
     eps, dl = ledger.total()
     rows = [("ε (total)", f"{eps:.4g}"), ("δ", f"{dl:.3g}"), ("neighbouring datasets", neighbours),
             ("unit of privacy", unit), ("releases in the ledger", str(len(ledger)))]

@@ -243,7 +243,7 @@ class ScaledCentroidMixin(CentroidMixin):
     """
 
     def _predict_space(self, X):
-        from .data import scale_to_domain
+        from .preprocessing import scale_to_domain
 
         return scale_to_domain(X, self.bounds_, r=self.r_), self.scaled_centers_
 

@@ -22,8 +22,8 @@ figures), :class:`PrivatekAverages` (Alg. 4.3), :class:`PrivatekNoisyCenters` (A
 *k-means on easy instances* (§5): :func:`kmeans_tuples` (k-means++ on disjoint chunks),
 :class:`PrivateKMeansEasy` (sample-and-aggregate + one private Lloyd step).
 
-*Experiments* (§7): :func:`simulate_tuples` (a fast exact tuple simulator), :func:`match_centers`
-(success criterion and centre error), :func:`ktuple_trials`.
+The experiments of §7 (a fast exact tuple simulator, the success criterion, repeated trials) are the book's:
+``dpclust_book.experiments.ktuple``.
 
 The composition rules the algorithms use (advanced composition, group privacy, amplification by
 subsampling, zCDP) live in :mod:`dpclust_core.accounting`; every noisy release goes through
@@ -68,8 +68,8 @@ __all__ = [
     "good_centers", "good_centers_status_samples", "private_kaverages_params", "PrivatekAverages",
     "PrivatekNoisyCenters", "noisy_centers_min_gamma", "min_valid_tuples", "min_tuples_noisy_centers",
     "min_tuples_kaverages",
-    # k-means and experiments
-    "kmeans_tuples", "PrivateKMeansEasy", "simulate_tuples", "match_centers", "ktuple_trials",
+    # k-means
+    "kmeans_tuples", "PrivateKMeansEasy",
     "MAX_TUPLES",
 ]
 
@@ -1378,125 +1378,6 @@ def _min_gamma(k, d, eps, dl, beta, f, method, target):
         if hi - lo <= 1e-12 * hi:
             break
     return float(hi)
-
-
-# =====================================================================================================
-# experiments: the fast tuple simulator and the success criterion (§7)
-# =====================================================================================================
-def simulate_tuples(centers: ArrayLike, n_tuples: int, noise: float | None = None, rng: RNGLike = None, *,
-                    samples_per_tuple: int | None = None, sigma: float = 1.0, weights: ArrayLike | None = None,
-                    shuffle: bool = True) -> np.ndarray:
-    """Fast exact simulator of k-tuples: tuple t is ``{c_i + noise_ti}`` (a data generator, not a mechanism).
-
-    Two modes:
-
-    * ``noise`` (float): every tuple point is ``c_i + N(0, noise^2 I)``;
-    * ``samples_per_tuple`` (int N): the tuple is the per-cluster mean of N samples of the mixture
-      ``Σ w_i N(c_i, sigma^2 I)`` with correct labels, i.e. ``c_i + N(0, sigma^2/N_i I)`` with
-      ``(N_1..N_k) ~ Multinomial(N, w)`` (empty clusters get N_i = 1 — a degenerate k-means++ output would
-      be no better). Exact whenever k-means++ recovers the true partition of the chunk.
-
-    Each tuple's rows are shuffled (tuples are unordered) unless ``shuffle=False``.
-
-    Returns
-    -------
-    ndarray, shape (n_tuples, k, d)
-
-    Examples
-    --------
-    >>> simulate_tuples([[0.0, 0.0], [5.0, 5.0]], 10, 0.1, rng=0).shape
-    (10, 2, 2)
-    """
-    C = check_data(centers, "centers")
-    k, d = C.shape
-    n_tuples = check_int(n_tuples, "n_tuples", 1, max(1, MAX_ALLOCATION // (k * d)))
-    rng = check_rng(rng, "rng")
-    shuffle = check_bool(shuffle, "shuffle")
-    if (noise is None) == (samples_per_tuple is None):
-        raise ValueError("give exactly one of noise and samples_per_tuple")
-    if noise is not None:
-        sd = np.full((n_tuples, k), check_real(noise, "noise", low=0.0))
-    else:
-        N = check_int(samples_per_tuple, "samples_per_tuple", 1)
-        w = np.full(k, 1.0 / k) if weights is None else _vector(weights, "weights", k)
-        if np.any(w < 0) or not np.isclose(w.sum(), 1.0):
-            raise ValueError("weights must be k non-negative numbers summing to 1")
-        counts = np.maximum(rng.multinomial(N, w, size=n_tuples), 1)
-        sd = _positive(sigma, "sigma") / np.sqrt(counts)
-    T = C[None, :, :] + rng.normal(size=(n_tuples, k, d)) * sd[:, :, None]  # not privacy noise: simulated data
-    if shuffle and k > 1:
-        perm = np.argsort(rng.random((n_tuples, k)), axis=1)
-        T = np.take_along_axis(T, perm[:, :, None], axis=1)
-    return T
-
-
-def match_centers(estimated: ArrayLike | None, true_centers: ArrayLike) -> tuple[bool, float]:
-    """Success criterion and error of a k-tuple output (§7).
-
-    ``success`` is True when ``estimated`` is not None and the nearest estimated centre of each true centre is
-    a bijection, with every matched error below ``min_i D_i(true)/4`` (then every point nearer to its own true
-    centre than the separation margin is assigned correctly). ``max_error`` is the largest distance between
-    matched centres (optimal assignment), inf when estimated is None.
-
-    Returns
-    -------
-    (success, max_error) : (bool, float)
-
-    Examples
-    --------
-    >>> match_centers([[0.1, 0.0], [10.0, 0.0]], [[0.0, 0.0], [10.0, 0.0]])
-    (True, 0.1)
-    """
-    C = check_data(true_centers, "true_centers")
-    if estimated is None:
-        return False, float("inf")
-    E = check_data(estimated, "estimated", n_features=C.shape[1], features_of="true_centers")
-    from scipy.optimize import linear_sum_assignment
-    dist = np.sqrt(_kernels.sq_distances(E, C))
-    r, c = linear_sum_assignment(dist)
-    err = float(dist[r, c].max())
-    nearest = np.argmin(dist, axis=0)
-    bij = len(np.unique(nearest)) == C.shape[0]
-    sep = _separation(C).min() if C.shape[0] > 1 else np.inf
-    return bool(bij and err < sep / 4), err
-
-
-def ktuple_trials(make_estimator: Callable[[int], PrivatekAverages | PrivatekNoisyCenters], centers: ArrayLike,
-                  n_tuples: int, n_reps: int, rng: RNGLike = None, *, noise: float | None = None,
-                  samples_per_tuple: int | None = None, sigma: float = 1.0) -> dict:
-    """Repeat a k-tuple experiment on fresh simulated tuple sets (§7 metric).
-
-    ``make_estimator(seed)`` returns a PrivatekAverages / PrivatekNoisyCenters; each repetition draws T with
-    :func:`simulate_tuples` (``noise`` or ``samples_per_tuple``/``sigma``) and scores the output with
-    :func:`match_centers`.
-
-    Returns
-    -------
-    dict with ``success_rate``, ``status_rate`` (fraction of Success bits), ``median_error`` (over runs;
-    inf if most runs failed) and ``errors`` (array, inf for ⊥).
-
-    Examples
-    --------
-    >>> res = ktuple_trials(lambda s: PrivatekNoisyCenters(2, 4.0, 1e-6, random_state=s),
-    ...                     [[0.0, 0.0], [20.0, 0.0]], 330, 2, rng=0, noise=1e-3)
-    >>> res["success_rate"]
-    1.0
-    """
-    if not callable(make_estimator):
-        raise BadTypeError(f"make_estimator must be a callable seed -> estimator, got {make_estimator!r}")
-    C = check_data(centers, "centers")
-    n_reps = check_int(n_reps, "n_reps", 1, 10**6)
-    n_tuples = check_int(n_tuples, "n_tuples", 1, MAX_TUPLES)
-    rng = check_rng(rng, "rng")
-    ok = np.zeros(n_reps, dtype=bool)
-    st = np.zeros(n_reps, dtype=bool)
-    err = np.full(n_reps, np.inf)
-    for r in range(n_reps):  # loop over repetitions
-        T = simulate_tuples(C, n_tuples, noise, rng, samples_per_tuple=samples_per_tuple, sigma=sigma)
-        out, st[r] = make_estimator(int(rng.integers(2**31 - 1))).cluster(T)
-        ok[r], err[r] = match_centers(out, C)
-    return {"success_rate": float(ok.mean()), "status_rate": float(st.mean()),
-            "median_error": float(np.median(err)), "errors": err}
 
 
 # =====================================================================================================

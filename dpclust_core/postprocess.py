@@ -896,9 +896,9 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpclust_core.data import make_s1_like
+    >>> from dpclust_core.datasets import make_blobs_ratio
     >>> from dpclust_core.kmeans import DPLloyd
-    >>> X, _ = make_s1_like(1000, random_state=0)
+    >>> X, _ = make_blobs_ratio(1000, 15, random_state=0)
     >>> est = DPLloyd(15, 1.0, bounds=(-1, 1), variant="lee_kifer", random_state=0).fit(X)
     >>> pp = MCMCPostprocessor(2000, random_state=0).fit(Transcript.from_dplloyd(est))
     >>> pp.cluster_centers_.shape, pp.log_target_trace_.shape, hasattr(pp, "ledger_")

@@ -32,6 +32,9 @@ Entry points
     The top-c selection experiment of §5.4–5.5: SVT (interactive, ``standard`` monotone with an
     ε1:ε2 ratio, or ``dwork_roth_2014``), SVT with retraversal, and the exponential mechanism.
 
+The chapter's counterexamples, their three views, the GPTT proof evaluated and the thesis's Zipf tables are the
+book's (``dpclust_book.experiments.svt``).
+
 Noise and sizes
 ---------------
 Every random draw that plays the role of privacy noise goes through :mod:`~dpclust_core.mechanisms`: exact
@@ -44,7 +47,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -80,19 +82,13 @@ __all__ = [
     "matches_output",
     "audit_variant",
     "decode_event",
-    "counterexample",
-    "three_views",
     "default_threshold",
-    "gptt_proof_argument",
     "alpha_svt",
     "alpha_em",
     "zipf_scores",
     "select_top_c",
     "selection_metrics",
     "variant_table",
-    "zipf_experiment",
-    "THESIS_ZIPF_SER",
-    "ZIPF_METHODS",
 ]
 
 
@@ -1240,190 +1236,6 @@ def decode_event(codes: ArrayLike, m: int) -> np.ndarray:
     return lut[dig]
 
 
-def counterexample(variant: str, m: int = 10) -> dict:
-    """The neighbouring answer vectors and output the chapter uses for ``variant`` (spec §2.4), at Δ = 1, T = 0.
-
-    * ``stoddard_2014``: C1, q(D) = (0, 1), q(D') = (1, 0), output (⊥, ⊤).
-    * ``roth_2011``: C2 with ℓ = 4, q(D) = 0^4, q(D') = (1, 1, 1, 0), event ⊥⊥⊥ then a released number <= 0.
-    * ``lee_clifton_2014``, ``chen_2015`` and the correct ``lyu_su_li``, ``standard``: C3, m pinning queries
-      q(D) = (0^m, 1), q(D') = (1^m, 0), output (⊥^m, ⊤), c = 1.
-    * ``dwork_roth_2014``: C3 with k = c = 2 (so the threshold redraw is exercised).
-    * ``gptt``: C4 with t = 5 pairs, q(D) = (0,1)^5, q(D') = (1,0)^5, output (⊥,⊤)^5.
-
-    Parameters
-    ----------
-    variant : str
-        A key of :data:`VARIANTS`.
-    m : int
-        Number of pinning queries of C3 (1 to 10^6).
-
-    Returns
-    -------
-    dict
-        ``queries`` (q(D)), ``queries_neighbour`` (q(D')), ``output``, ``upper`` (for Alg. 19's numeric
-        event, else None), ``c``, ``name`` (C1–C4) and ``description``.
-
-    Examples
-    --------
-    >>> counterexample("lee_clifton_2014", m=2)["description"]
-    "q(D)=(0^2,1^1), q(D')=(1^2,0^1), output (⊥^2,⊤^1), c=1"
-    """
-    check_options(variant, "variant", tuple(VARIANTS))
-    m = check_int(m, "m", 1, 10**6)
-    if variant == "stoddard_2014":
-        return {"name": "C1", "queries": np.array([0.0, 1.0]), "queries_neighbour": np.array([1.0, 0.0]),
-                "output": np.array([0.0, 1.0]), "upper": None, "c": 1,
-                "description": "q(D)=(0,1), q(D')=(1,0), output (⊥,⊤)"}
-    if variant == "roth_2011":
-        return {"name": "C2", "queries": np.zeros(4), "queries_neighbour": np.array([1.0, 1.0, 1.0, 0.0]),
-                "output": np.array([0.0, 0.0, 0.0, 1.0]), "upper": np.array([np.inf, np.inf, np.inf, 0.0]), "c": 1,
-                "description": "q(D)=0^4, q(D')=(1,1,1,0), output ⊥⊥⊥ then a released number <= 0"}
-    if variant == "gptt":
-        return {"name": "C4", "queries": np.tile([0.0, 1.0], 5), "queries_neighbour": np.tile([1.0, 0.0], 5),
-                "output": np.tile([0.0, 1.0], 5), "upper": None, "c": 1,
-                "description": "q(D)=(0,1)^5, q(D')=(1,0)^5, output (⊥,⊤)^5"}
-    k = 2 if variant == "dwork_roth_2014" else 1
-    return {"name": "C3", "queries": np.r_[np.zeros(m), np.ones(k)], "queries_neighbour": np.r_[np.ones(m), np.zeros(k)],
-            "output": np.r_[np.zeros(m), np.ones(k)], "upper": None, "c": k,
-            "description": f"q(D)=(0^{m},1^{k}), q(D')=(1^{m},0^{k}), output (⊥^{m},⊤^{k}), c={k}"}
-
-
-def three_views(variant: str, epsilon: float = 1.0, *, n_mc: int = 400_000, n_audit: int | None = None,
-                rng: RNGLike = None, m: int = 10) -> dict:
-    """The three views of the chapter on :func:`counterexample` ``(variant)`` at the claimed ``epsilon``.
-
-    The exact ln R (:func:`privacy_loss`), a Monte Carlo estimate of both probabilities and of ln R
-    (``n_mc`` runs on each input), and the auditor's p-value (:func:`audit_variant`).
-
-    Parameters
-    ----------
-    variant : str
-        A key of :data:`VARIANTS`.
-    epsilon : float
-        The claimed ε.
-    n_mc : int
-        Monte Carlo runs per input.
-    n_audit : int, optional
-        Auditor samples per input and batch; default 200,000 for ``roth_2011`` whose event is rare, 50,000
-        otherwise.
-    rng : None, int or numpy.random.Generator
-    m : int
-        Pinning queries of the C3 counterexamples (the audit encodes at most 22 queries).
-
-    Returns
-    -------
-    dict
-        ``p_D``, ``p_Dn``, ``lnR`` (exact), ``mc_p_D``, ``mc_p_Dn``, ``mc_hits``, ``mc_lnR``, ``audit``
-        (the :class:`~dpclust_core.audit.AuditResult`), ``audit_p`` and the inputs' description.
-
-    Examples
-    --------
-    >>> v = three_views("stoddard_2014", 1.0, n_mc=2000, n_audit=2000, rng=0)
-    >>> v["p_Dn"], v["mc_hits"][1], v["audit_p"] < 0.01
-    (0.0, 0, True)
-    """
-    ce = counterexample(variant, m)
-    eps = check_epsilon(epsilon)
-    size = ce["queries"].size
-    n_mc = check_int(n_mc, "n_mc", 1, MAX_ALLOCATION)
-    if n_audit is None:
-        n_audit = 200_000 if variant == "roth_2011" else 50_000
-    n_audit = _check_runs(n_audit, size, "n_audit")
-    rng = check_rng(rng, "rng")
-    args = (0.0, eps, ce["c"], ce["output"])
-    p1 = output_probability(variant, ce["queries"], *args, upper=ce["upper"])
-    p2 = output_probability(variant, ce["queries_neighbour"], *args, upper=ce["upper"])
-    lr = privacy_loss(variant, ce["queries"], ce["queries_neighbour"], *args, upper=ce["upper"])
-    mc1, h1, _ = monte_carlo_probability(variant, ce["queries"], *args, n_runs=n_mc, rng=rng, upper=ce["upper"])
-    mc2, h2, _ = monte_carlo_probability(variant, ce["queries_neighbour"], *args, n_runs=n_mc, rng=rng,
-                                         upper=ce["upper"])
-    mc_lr = math.log(mc1 / mc2) if h1 > 0 and h2 > 0 else (math.inf if h1 > 0 else math.nan)
-    res = audit_variant(variant, ce["queries"], ce["queries_neighbour"], 0.0, eps, ce["c"], n_samples=n_audit,
-                        rng=rng)
-    return {"variant": variant, "case": ce["name"], "description": ce["description"], "p_D": p1, "p_Dn": p2,
-            "lnR": lr, "mc_p_D": mc1, "mc_p_Dn": mc2, "mc_hits": (h1, h2), "mc_lnR": mc_lr, "n_mc": n_mc,
-            "audit": res, "audit_p": res.p_value, "epsilon": eps}
-
-
-# ---------------------------------------------------------------------------------------------------
-# §5.2.3: the flawed GPTT proof, evaluated
-# ---------------------------------------------------------------------------------------------------
-def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: Literal["gptt", "lyu_su_li"] = "gptt") -> dict:
-    """Evaluate the GPTT proof's bound κ(t)^t/2 next to the true ratio (thesis §5.2.3, spec §2.5).
-
-    ``kind="gptt"``: GPTT with ε1 = ε2 = ε/2 on t pairs q(D) = (0,1)^t, q(D') = (1,0)^t, output (⊥,⊤)^t.
-    ``kind="lyu_su_li"``: the chapter's reductio, Alg. 17 with c = 1 on q(D) = 0^t, q(D') = 1^t, output ⊥^t.
-
-    Returns a dict with ``alpha`` (= Pr[A(D') = a]), ``delta`` (the proof's interval half-width),
-    ``kappa`` (min of the integrand ratio on [−δ, δ]), ``log_bound`` (= t ln κ − ln 2, the proof's lower
-    bound on ln R) and ``log_ratio`` (the exact ln R).
-
-    The chain of inequalities is valid; the published step that fails in general is "κ > 1, so κ^t/2
-    grows without bound", because δ, hence κ, depend on t. For Alg. 17, κ(z) = F(z)/F(z−1) -> 1 as
-    z -> ∞, so κ(t) -> 1 and the bound never exceeds ε/2 (Lemma 4). For GPTT, however, κ(z) >= e^{ε2}
-    for every z (it tends to e^{ε2} in both tails, not to 1 as the thesis says): ln κ(z) is the integral
-    over [z−1, z] of f/F + f/(1−F), and for Laplace noise one of the two terms equals ε2 at every point
-    (f/F on the left half-line, f/(1−F) on the right). So the bound t·ε2 − ln 2 does diverge, and even
-    ln R >= t·ε2 holds without restricting to [−δ, δ]: [74]'s argument has a gap, but the gap closes.
-    [DERIVED; checked in tests/test_svt.py]
-
-    Parameters
-    ----------
-    t : int
-        Number of pairs (GPTT) or of ⊥ answers (Alg. 17), 1 to 10^7.
-    epsilon : float
-        The claimed ε (ε1 = ε2 = ε/2).
-    kind : {"gptt", "lyu_su_li"}
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> g = gptt_proof_argument(5, 1.0)
-    >>> g["kappa"] > math.exp(0.5), g["log_bound"] <= g["log_ratio"]
-    (True, True)
-    """
-    t = check_int(t, "t", 1, 10**7)
-    eps = check_epsilon(epsilon)
-    check_options(kind, "kind", ("gptt", "lyu_su_li"))
-    if kind == "gptt":
-        qd = np.tile([0.0, 1.0], t)
-        qn = np.tile([1.0, 0.0], t)
-        out = np.tile([0.0, 1.0], t)
-        la = output_probability("gptt", qn, 0.0, eps, 1, out, log=True)
-        lb = output_probability("gptt", qd, 0.0, eps, 1, out, log=True)
-        b_rho = b_nu = 2.0 / eps
-
-        def log_kappa(z):
-            return (_log_cdf(z, b_nu) + _log_sf(z - 1, b_nu)) - (_log_cdf(z - 1, b_nu) + _log_sf(z, b_nu))
-
-        alpha = math.exp(la)
-        # |F_ρ^{-1}(α/4)|: ρ-mass outside [−δ, δ] is α/2 (in log space where α underflows, at a huge epsilon)
-        delta = b_rho * (math.log(2.0 / alpha) if alpha > 0 else math.log(2.0) - la)
-    elif kind == "lyu_su_li":
-        qd = np.zeros(t)
-        qn = np.ones(t)
-        out = np.zeros(t)
-        la = output_probability("lyu_su_li", qn, 0.0, eps, 1, out, log=True)
-        lb = output_probability("lyu_su_li", qd, 0.0, eps, 1, out, log=True)
-        b_rho, b_nu = 2.0 / eps, 4.0 / eps
-
-        def log_kappa(z):
-            return _log_cdf(z, b_nu) - _log_cdf(z - 1, b_nu)
-
-        alpha = math.exp(la)
-        delta = b_rho * (math.log(2.0 / alpha) if alpha > 0 else math.log(2.0) - la)  # ∫_{−δ}^{δ} p_ρ >= 1 − α/2
-    else:
-        raise ValueError(f"kind must be 'gptt' or 'lyu_su_li', got {kind!r}")
-    zs = np.linspace(-delta, delta, 20001)
-    lk = float(np.min(log_kappa(zs)))
-    return {"t": t, "alpha": alpha, "delta": delta, "kappa": math.exp(lk) if lk < 709.0 else math.inf,
-            "log_bound": t * lk - math.log(2.0),
-            "log_ratio": lb - la}
-
-
 # ---------------------------------------------------------------------------------------------------
 # §5.4: SVT vs the exponential mechanism for top-c selection
 # ---------------------------------------------------------------------------------------------------
@@ -1772,84 +1584,3 @@ def selection_metrics(scores: ArrayLike, selected: ArrayLike, c: int) -> tuple[n
     hit = np.where(sel >= 0, is_top[np.maximum(sel, 0)], False)
     miss = 1 - hit.sum(axis=1) / c
     return ser, miss
-
-
-#: Zipf rows of the thesis's Tables 5.4 (ε = 0.1) and 5.6 (ε = 0.5): mean SER over 100 runs, per method;
-#: None marks a cell lost in the PDF conversion (spec §4.5).
-ZIPF_METHODS = ("DPBook", "S 1:1", "S 1:3", "S 1:c", "S 1:c^(2/3)", "ReTr 1D", "ReTr 2D", "ReTr 3D", "EM")
-THESIS_ZIPF_SER = {
-    (0.1, 50): (.957, .917, .832, .665, .711, .423, .164, .090, .082),
-    (0.1, 100): (.969, .960, .955, .924, .944, .876, .750, .404, .262),
-    (0.1, 150): (.952, .952, .958, .922, .936, .896, .765, .468, .355),
-    (0.1, 200): (.947, .946, .948, .898, .940, .887, .769, .468, .412),
-    (0.1, 300): (.937, .939, .933, .874, .928, .867, .719, .485, .481),
-    (0.5, 50): (.426, .034, .011, .022, None, .004, .002, .009, .000),
-    (0.5, 100): (.919, .808, .571, .353, None, .090, .035, .036, .033),
-    (0.5, 150): (.935, .916, .864, .745, .784, .570, .232, .114, .111),
-    (0.5, 200): (.932, .919, .896, .848, None, .734, .435, .173, .170),
-    (0.5, 300): (.903, .912, .899, .832, .907, .767, .484, .247, .247),
-}
-
-
-def _zipf_method(label, c):
-    return {"DPBook": ("dpbook", {}), "S 1:1": ("svt", {"ratio": 1.0}), "S 1:3": ("svt", {"ratio": 3.0}),
-            "S 1:c": ("svt", {"ratio": float(c)}), "S 1:c^(2/3)": ("svt", {"ratio": c ** (2.0 / 3.0)}),
-            "ReTr 1D": ("retraversal", {"increment": 1.0}), "ReTr 2D": ("retraversal", {"increment": 2.0}),
-            "ReTr 3D": ("retraversal", {"increment": 3.0}), "EM": ("em", {})}[label]
-
-
-def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str] = ZIPF_METHODS, *,
-                    n_runs: int = 100, rng: RNGLike = None,
-                    scores: ArrayLike | None = None) -> dict:
-    """SER (mean, std) and miss rate (mean) of every method at every ``(epsilon, c)`` in ``settings``.
-
-    Reproduces the Zipf rows of thesis Tables 5.4/5.6 (spec §4.6) on :func:`zipf_scores`: SVT-S is
-    ``standard`` with monotone noise and ε1:ε2 = 1:ratio; ReTr uses 1:c^(2/3) and the threshold raised by
-    k·b_ν; EM is c rounds at ε/c without replacement.
-
-    Parameters
-    ----------
-    settings : sequence of (epsilon, c)
-        The table cells.
-    methods : sequence of str
-        Labels from :data:`ZIPF_METHODS`.
-    n_runs : int
-        Runs per cell (the thesis uses 100).
-    rng : None, int or numpy.random.Generator
-    scores : array_like, optional
-        Default :func:`zipf_scores`.
-
-    Returns
-    -------
-    dict
-        ``{(eps, c): {method: (ser_mean, ser_std, miss_mean)}}``.
-
-    Examples
-    --------
-    >>> r = zipf_experiment([(0.5, 5)], ["EM"], n_runs=10, rng=0, scores=zipf_scores(500, 50_000))
-    >>> sorted(r), len(r[(0.5, 5)]["EM"])
-    ([(0.5, 5)], 3)
-    """
-    s = zipf_scores() if scores is None else _check_queries(scores, "scores")
-    n_runs = _check_runs(n_runs, s.size, what="items")
-    rng = check_rng(rng, "rng")
-    try:
-        cells = [(check_epsilon(e, "settings epsilon"), check_int(k, "settings c", 1)) for e, k in settings]
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ValueError) and "settings" in str(exc):
-            raise
-        raise BadTypeError(f"settings must be a sequence of (epsilon, c) pairs, got {settings!r:.60}") from None
-    if isinstance(methods, str):
-        methods = [methods]
-    for label in methods:
-        check_options(label, "methods", ZIPF_METHODS)
-    out = {}
-    for eps, c in cells:
-        row = {}
-        for label in methods:
-            method, kw = _zipf_method(label, c)
-            sel = select_top_c(method, s, c, eps, n_runs=n_runs, rng=rng, **kw)
-            ser, miss = selection_metrics(s, sel, c)
-            row[label] = (float(ser.mean()), float(ser.std()), float(miss.mean()))
-        out[(eps, c)] = row
-    return out

@@ -535,8 +535,8 @@ def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng
     Examples
     --------
     >>> from dpclust_core import PrivacyLedger
-    >>> from dpclust_core.data import make_ds2_like
-    >>> X, _ = make_ds2_like(3_000, random_state=0)
+    >>> from sklearn.datasets import make_blobs
+    >>> X, _ = make_blobs(3_000, centers=[[0.2, 0.2], [0.8, 0.2], [0.5, 0.8]], cluster_std=0.04, random_state=0)
     >>> led = PrivacyLedger()
     >>> S = adaptive_grid_synthetic(X, (0, 1), 1.0, rng=0, ledger=led)
     >>> S.shape[1], round(led.epsilon, 12), len(led.entries)
@@ -709,8 +709,8 @@ class WaveCluster(_GridPredictMixin, Estimator):
 
     Examples
     --------
-    >>> from dpclust_core.data import make_ds2_like
-    >>> X, _ = make_ds2_like(31_200, random_state=0)
+    >>> from sklearn.datasets import make_blobs
+    >>> X, _ = make_blobs(31_200, centers=[[0.2, 0.2], [0.8, 0.2], [0.5, 0.8]], cluster_std=0.04, random_state=0)
     >>> wc = WaveCluster(grid_size=40, p=10, bounds=(0, 1)).fit(X)
     >>> wc.n_clusters_, wc.W_.shape, wc.labels_.shape
     (3, (20, 20), (31200,))
@@ -808,8 +808,8 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
 
     Examples
     --------
-    >>> from dpclust_core.data import make_ds2_like
-    >>> X, _ = make_ds2_like(31_200, random_state=0)
+    >>> from sklearn.datasets import make_blobs
+    >>> X, _ = make_blobs(31_200, centers=[[0.2, 0.2], [0.8, 0.2], [0.5, 0.8]], cluster_std=0.04, random_state=0)
     >>> est = PrivateWaveCluster(1.0, method="thr", grid_size=40, p=10, bounds=(0, 1), random_state=0).fit(X)
     >>> est.ledger_.epsilon, est.grid_labels_.shape, est.predict(X[:5]).shape
     (1.0, (20, 20), (5,))

@@ -241,7 +241,7 @@ choose_k.__doc__ = """Choose k privately from one EUGkM synopsis with the RT-val
 
     Examples
     --------
-    >>> from dpclust_core.data import make_blobs_ratio
+    >>> from dpclust_core.datasets import make_blobs_ratio
     >>> X, _ = make_blobs_ratio(6000, 3, 2, separation=0.34, n_outliers=0, random_state=4)
     >>> res = choose_k(X, 2.0, range(2, 6), bounds=(-1, 1), n_init=5, random_state=0)
     >>> res.k_, round(res.ledger_.epsilon, 12)

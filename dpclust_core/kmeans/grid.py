@@ -593,7 +593,7 @@ def noisy_grid_synopsis(Z: ArrayLike, m: int, epsilon: float, r: float = 1.0, rn
     changes one count by one, so the count vector has L1 sensitivity 1 and is released by **one** call of
     :func:`~dpclust_core.mechanisms.laplace_mechanism` (``l0_sensitivity=1``), which costs ``epsilon`` whatever
     the number of cells. A point exactly at ``+r`` goes to the last cell; points outside ``[-r, r]`` go to the
-    edge cells (scale your data into the domain first, e.g. with :func:`~dpclust_core.data.scale_to_domain`).
+    edge cells (scale your data into the domain first, e.g. with :func:`~dpclust_core.preprocessing.scale_to_domain`).
 
     Parameters
     ----------

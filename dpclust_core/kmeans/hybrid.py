@@ -276,7 +276,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpclust_core.data import make_blobs_ratio
+    >>> from dpclust_core.datasets import make_blobs_ratio
     >>> X, _ = make_blobs_ratio(20000, 3, 2, n_outliers=0, random_state=0)
     >>> h = HybridKMeans(3, 1.0, bounds=(-1, 1), policy="half", n_init=3, random_state=0).fit(X)
     >>> h.used_hybrid_, round(h.ledger_.epsilon, 12), len(h.ledger_.entries)

@@ -650,7 +650,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
     Notes
     -----
     Every attribute is a function of public inputs and the noisy releases only. No statistic of the raw data
-    (such as the number of clipped points) is stored; :func:`~dpclust_core.data.scale_to_domain` with
+    (such as the number of clipped points) is stored; :func:`~dpclust_core.preprocessing.scale_to_domain` with
     ``return_n_clipped=True`` gives it to the data owner.
 
     ``X`` may be a ``dask.array.Array`` (on a ``dask.distributed`` cluster or the local scheduler). Every round
@@ -666,7 +666,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpclust_core.data import make_blobs_ratio
+    >>> from dpclust_core.datasets import make_blobs_ratio
     >>> X, _ = make_blobs_ratio(2000, n_clusters=3, random_state=0)
     >>> est = DPLloyd(3, 1.0, bounds=(-1, 1), random_state=0).fit(X)
     >>> est.cluster_centers_.shape, round(est.ledger_.epsilon, 12)

@@ -293,7 +293,7 @@ class GkM(ScaledCentroidMixin, DPEstimator):
 
     Examples
     --------
-    >>> from dpclust_core.data import make_blobs_ratio
+    >>> from dpclust_core.datasets import make_blobs_ratio
     >>> X, _ = make_blobs_ratio(5000, 3, 2, n_outliers=0, random_state=0)
     >>> g = GkM(3, 1.0, bounds=(-1, 1), random_state=0).fit(X)
     >>> g.cluster_centers_.shape, round(g.ledger_.epsilon, 12), len(g.ledger_.entries)
@@ -590,7 +590,7 @@ class PGkM(ScaledCentroidMixin, DPEstimator):
 
     Examples
     --------
-    >>> from dpclust_core.data import make_blobs_ratio
+    >>> from dpclust_core.datasets import make_blobs_ratio
     >>> X, _ = make_blobs_ratio(2000, 3, 2, n_outliers=0, random_state=0)
     >>> p = PGkM(3, 1.0, bounds=(-1, 1), pool_size=40, n_select=4, random_state=0).fit(X)
     >>> p.n_rounds_, round(p.ledger_.epsilon, 12), len(p.ledger_.entries) == 1 + (p.n_rounds_ - 1) * 4 + 1

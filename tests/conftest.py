@@ -1,0 +1,115 @@
+"""Shared by tests/core (the library) and tests/book (the book's package, its notebooks and its rendered pages).
+
+* ``tests/core`` is put on ``sys.path`` by pytest for its own files, so ``contract_cases`` imports from there;
+* the fixtures below give the repository's root and the folder of the papers' datasets (tests that read it skip
+  when it is absent);
+* the ``slow`` marker (registered in pyproject.toml) is set here on the tests listed in :data:`SLOW`, so that
+  ``pytest tests/core -m "not slow"`` is the developer's fast loop; ``make test`` runs everything.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+#: Tests (file, name prefix) that take several seconds each: Dask clusters, large audits and bad-input fuzzing,
+#: big utility runs. Measured with ``--durations``; a name marks every parametrisation of a test.
+SLOW = {
+    # whole files: a Dask cluster per test, and the Hypothesis fuzzing of every argument and estimator
+    "test_dask.py": ("",),
+    "test_bad_input.py": ("",),
+    "test_estimator_contract.py": ("",),
+    # audits (tens of thousands of runs), utility runs over seeds, and the slowest property checks
+    "test_audit.py": (
+        "test_audit_with_nan_outputs_treats_nan_as_one_category",
+        "test_correct_laplace_passes",
+        "test_delta_claim_is_more_lenient",
+        "test_false_alarm_rate_of_correct_mechanism",
+        "test_half_noise_laplace_is_rejected",
+        "test_randomized_response_pass_and_fail",
+        "test_vector_outputs_are_categories",
+    ),
+    "test_bounds.py": (
+        "test_audit_catches_reading_the_max",
+        "test_audit_edge_step_passes_and_half_noise_is_caught",
+        "test_audit_full_mechanism_passes",
+        "test_bundled_sets_at_a_large_epsilon",
+        "test_one_record_at_1e6_does_not_drag_the_box",
+    ),
+    "test_floating_point.py": (
+        "test_auditor_catches_naive_and_passes_safe_laplace",
+        "test_auditor_passes_safe_laplace_on_its_own_events",
+        "test_safe_laplace_costs_at_most_three_times_numpys_sampler",
+    ),
+    "test_gmm.py": (
+        "test_every_noisy_release_is_recorded_by_a_mechanism",
+        "test_fitted_estimator_keeps_only_private_outputs",
+        "test_ledger_total_real_fit_and_parallel_structure",
+        "test_recovers_worked_example_within_stated_error",
+        "test_same_seed_same_result",
+    ),
+    "test_highdim.py": (
+        "test_audit_one_lloyd_step",
+        "test_audit_whole_estimator_finds_no_violation_and_catches_broken_noise",
+        "test_utility_letter_like_reduced",
+        "test_utility_mixture_low_and_high_dimension",
+    ),
+    "test_kmeans_synopsis.py": (
+        "test_audit_reading_n_leaks_and_the_private_default_passes",
+    ),
+    "test_ktuple.py": (
+        "test_every_noisy_release_is_recorded_by_a_mechanism",
+        "test_kmeans_easy_recovers_well_separated_centres",
+        "test_kmeans_tuples_match_sklearn_on_easy_chunks",
+        "test_status_bit_audit_near_threshold",
+    ),
+    "test_lloyd.py": (
+        "test_audit_catches_the_float_sampler_on_dplloyd_counts",
+        "test_dplloyd_passes_the_floating_point_audit",
+        "test_empty_clusters_still_noised",
+        "test_lloyd_and_best_of_lloyd",
+    ),
+    "test_postprocess.py": (
+        "test_s1_standin_eps005_postprocessing_beats_dp_kmeans_in_median",
+        "test_sampler_matches_quadrature_target_on_1d_toy",
+        "test_sampler_state_lives_in_arrays_not_python_lists",
+    ),
+    "test_svt.py": (
+        "test_auditor_passes_private",
+        "test_auditor_rejects_non_private",
+        "test_monte_carlo_agrees_with_integral",
+        "test_noise_scales_match_spec_table",
+        "test_output_probabilities_sum_to_one",
+        "test_run_speed",
+    ),
+    "test_wavecluster.py": (
+        "test_adaptive_grid_is_capped_for_huge_n_and_epsilon",
+        "test_classifier_helpers_live_in_wavecluster_and_metrics_is_ground_floor",
+        "test_privqt_bias_formula_against_simulation",
+    ),
+}
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository's root (where pyproject.toml, book/ and the packages are)."""
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The folder of the papers' datasets; the test is skipped when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("the papers' datasets are not available here")
+    return SHARED_DATA
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        prefixes = SLOW.get(item.path.name)
+        if prefixes is not None and any(item.name == p or item.name.startswith(p + "[") or p == ""
+                                        for p in prefixes):
+            item.add_marker(pytest.mark.slow)

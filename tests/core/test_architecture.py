@@ -1,0 +1,161 @@
+"""The shape of the code: the library ``dpclust_core`` stands on its own, the book's ``dpclust_book`` sits on top.
+
+* every ``dpclust_core`` module imports with matplotlib, pandas, ipywidgets and IPython made unimportable (the
+  library depends on numpy, scipy, scikit-learn, PyWavelets and threadpoolctl only; the advisor imports pandas
+  inside the functions that make tables);
+* the import graph of ``dpclust_core`` (module-level and function-local imports alike) has no circle;
+* the arrows go one way: no ``dpclust_core`` module imports ``dpclust_book``, and no experiment imports a plot;
+* the library stays small (its line count is printed; the ceiling below stops it from growing back).
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "dpclust_core"
+BOOK = ROOT / "dpclust_book"
+
+#: The book's stack, absent from the library's dependencies.
+BOOK_STACK = ("matplotlib", "pandas", "ipywidgets", "IPython")
+#: Ceiling on the library's lines (the book's wing lives in dpclust_book).
+MAX_CORE_LINES = 15_500
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules(package: Path) -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(package.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The modules ``name`` imports anywhere in its source (relative imports resolved; ``from p import m`` counts
+    as an import of the submodule ``p.m`` when there is one)."""
+    is_pkg = path.name == "__init__.py"
+    package = name if is_pkg else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module
+            subs = {f"{mod}.{a.name}" for a in node.names} & known
+            out.update(subs)
+            if len(subs) < len(node.names):
+                out.add(mod)
+    return out
+
+
+def _graph(package: Path) -> dict[str, set[str]]:
+    mods = _modules(CORE) | _modules(BOOK)
+    known = set(mods)
+    return {m: _imports(m, p, known) for m, p in _modules(package).items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module, or a module importing itself (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in graph:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in graph.get(v, ()):
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _drop_parents(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Leave out a module's import of its own enclosing package (Python runs the package's ``__init__`` first
+    anyway; it is not a dependency of the module's code)."""
+    return {m: {t for t in deps if not m.startswith(t + ".")} for m, deps in graph.items()}
+
+
+def test_core_imports_without_the_books_stack():
+    blocker = f"""
+import importlib.abc, pkgutil, importlib, sys
+BLOCKED = {BOOK_STACK!r}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{{name}} is blocked: the library must import without it")
+        return None
+sys.meta_path.insert(0, Block())
+import dpclust_core
+names = [m.name for m in pkgutil.walk_packages(dpclust_core.__path__, "dpclust_core.")]
+for n in names:
+    importlib.import_module(n)
+leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED + ("dpclust_book",))
+assert not leaked, leaked
+print(len(names) + 1)
+"""
+    res = subprocess.run([sys.executable, "-c", blocker], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert int(res.stdout.split()[-1]) == len(_modules(CORE))
+
+
+def test_no_import_circle_in_the_library():
+    assert _cycles(_drop_parents(_graph(CORE))) == []
+
+
+def test_no_import_circle_in_the_books_package():
+    assert _cycles(_drop_parents(_graph(BOOK))) == []
+
+
+def test_the_arrows_go_one_way():
+    up = sorted((m, t) for m, deps in _graph(CORE).items() for t in deps
+                if t.split(".")[0] in ("dpclust_book",) + BOOK_STACK and m != "dpclust_core.advisor")
+    assert up == [], f"the library imports the book's package or its stack: {up}"
+    # the advisor imports pandas only inside the functions that make its tables
+    tree = ast.parse((CORE / "advisor.py").read_text())
+    top = [a.name for node in tree.body if isinstance(node, ast.Import) for a in node.names]
+    top += [node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.module]
+    assert not [m for m in top if m.split(".")[0] in BOOK_STACK + ("dpclust_book",)], top
+
+
+def test_experiments_never_import_the_plots():
+    graph = _graph(BOOK)
+    bad = sorted((m, t) for m, deps in graph.items() if m.startswith("dpclust_book.experiments")
+                 for t in deps if t.startswith("dpclust_book.plots") or t.split(".")[0] == "matplotlib")
+    assert bad == [], bad
+
+
+def test_the_library_stays_small():
+    lines = {m: len(p.read_text().splitlines()) for m, p in _modules(CORE).items()}
+    book = sum(len(p.read_text().splitlines()) for p in _modules(BOOK).values())
+    total = sum(lines.values())
+    print(f"dpclust_core: {total} lines in {len(lines)} modules; dpclust_book: {book} lines")
+    assert total <= MAX_CORE_LINES, f"dpclust_core has {total} lines (ceiling {MAX_CORE_LINES})"
