@@ -75,8 +75,9 @@ class DPM:
         target = 0.65 * m
         scores = -np.abs(np.arange(m + 1) - target)
         # one record changes the per-rank gaps in up to two places: sensitivity 2 of the rank score
-        _, value = exponential_mechanism_intervals(scores, np.diff(edges), 2.0, eps, rng, ledger=led,
-                                                   name="band width (65th percentile of gaps)")
+        i, u = exponential_mechanism_intervals(scores, np.diff(edges), 2.0, eps, rng, ledger=led,
+                                               name="band width (65th percentile of gaps)")
+        value = edges[i] + u * (edges[i + 1] - edges[i])
         sigma = value / _gap_unit(n_est, rng=rng)
         return float(np.clip(sigma * 0.5, 2.0 / 512, 2.0 / 4))
 
