@@ -9,12 +9,9 @@ release gets its own share (epsilon_i, delta_i). Every release the package makes
 * an epsilon_i-DP release (Laplace, exponential mechanism) is epsilon_i^2/2-zCDP (Bun & Steinke 2016, Prop. 1.4);
 * zCDP composes additively (adaptively), and parallel composition over disjoint parts takes the maximum.
 
-So a fit whose ledger reads rho = sum rho_i is (epsilon, zcdp_delta(rho, epsilon))-DP for every epsilon. The
-wrapper :class:`ZCDPAccounted` runs the inner estimator at an inflated *internal* budget epsilon' chosen so that
-the fit's rho is at most ``rho_target(epsilon, delta) = 1 / (2 discrete_gaussian_sigma(1, epsilon, delta)^2)`` —
-the same conversion the package uses for a single Gaussian release — and checks this on the ledger of the very
-fit it returns (refitting at a smaller epsilon' if a data-dependent branch spent more). epsilon' is chosen from
-public values and the inner ledger's structure only; the ledger of the wrapper has one entry (epsilon, delta).
+So a fit whose ledger reads rho = sum rho_i is (epsilon, zcdp_delta(rho, epsilon))-DP for every epsilon.
+:class:`ZCDPLSHCoreset` uses this to run the package's LSHCoresetKMeans, unchanged, at a larger *internal*
+epsilon' with the same (epsilon, delta) guarantee; epsilon' is chosen from public values only (see the class).
 """
 from __future__ import annotations
 
@@ -54,43 +51,6 @@ def _group_rho(grp):
 def ledger_rho(ledger: PrivacyLedger) -> float:
     """The zCDP rho of every release in ``ledger`` (sequential sums, parallel maxima)."""
     return _group_rho(ledger._root)
-
-
-class ZCDPAccounted:
-    """Run ``make(epsilon_internal, delta_internal)`` so that the fit is (epsilon, delta)-DP by zCDP composition."""
-
-    _ratio_cache: dict = {}
-
-    def __init__(self, make, epsilon, delta, key=None, max_refits=4):
-        self.make, self.epsilon, self.delta, self.key, self.max_refits = make, epsilon, delta, key, max_refits
-
-    def fit(self, X):
-        target = rho_target(self.epsilon, self.delta)
-        ck = (self.key, self.epsilon, self.delta)
-        ratio = self._ratio_cache.get(ck, 1.0)
-        best = None
-        for _ in range(self.max_refits + 1):
-            eps_in = self.epsilon * ratio
-            est = self.make(eps_in, self.delta).fit(X)
-            rho = ledger_rho(est.ledger_)
-            if rho <= target:
-                best = (est, eps_in, rho)
-                if rho >= 0.97 * target:
-                    break
-            # rho grows about like eps_in^2 (Laplace; Gaussian at fixed delta roughly too): rescale by the root
-            ratio *= math.sqrt(target / rho) * 0.998
-        if best is None:
-            raise RuntimeError("could not fit within the zCDP budget")
-        est, eps_in, rho = best
-        self._ratio_cache[ck] = eps_in / self.epsilon
-        self.inner_ = est
-        self.internal_epsilon_ = eps_in
-        self.rho_ = rho
-        self.cluster_centers_ = est.cluster_centers_
-        self.ledger_ = PrivacyLedger()
-        self.ledger_.record(f"whole fit, zCDP rho = {rho:.4g} <= {target:.4g} (internal eps {eps_in:.4g})",
-                            self.epsilon, self.delta)
-        return self
 
 
 # ================================================================ a rigorous zCDP version of LSHCoresetKMeans
@@ -138,7 +98,8 @@ class ZCDPLSHCoreset:
     1. ``N~ = N + Lap(1/eps_N)``, eps_N = ``n_share`` epsilon: eps_N^2/2-zCDP.
     2. The internal budget epsilon' is the largest (bisection) for which the plan's worst-case rho
        (:func:`_lsh_rho_bound`) is at most ``rho_target(epsilon, delta) - eps_N^2/2``. The plan is read off fits on
-       public dummy data with ``n_public = N~`` (its structure depends on (N~, epsilon', d, k) only).
+       public dummy data with ``n_public`` (its structure depends on (N~, epsilon', d, k) only): first at N~
+       rounded to a power of two (a cached, deterministic function of public values), then checked at N~.
     3. One fit of ``LSHCoresetKMeans(k, epsilon', delta, n_public=N~)`` on the data; its own ledger is checked
        against the bound. Total: rho <= rho_target(epsilon, delta), i.e. (epsilon, delta)-DP.
     """
@@ -181,14 +142,18 @@ class ZCDPLSHCoreset:
         n_pub = max(float(laplace_mechanism(float(len(X)), 1.0, eps_n, rng)), 1.0)
         self.rho_budget_ = self.rho_fraction * (rho_target(self.epsilon, self.delta) - eps_n**2 / 2)
         d = X.shape[1]
-        key = (self.n_clusters, self.epsilon, self.rho_fraction, self.delta, d, self.n_final_rounds, tuple(sorted(self.lsh_kwargs.items())))
-        eps_in = _EPS_CACHE.get(key)
-        if eps_in is not None:  # re-check the cached value on this N~ (public inputs only)
-            dummy = np.random.default_rng(12345).uniform(-0.5, 0.5, size=(max(4 * self.n_clusters, 400), d))
-            if self._bound(self._make(eps_in, n_pub, 0).fit(dummy)) > self.rho_budget_:
-                eps_in = None
-        if eps_in is None:
-            eps_in = _EPS_CACHE[key] = self.internal_epsilon(n_pub, d)
+        # epsilon' is a deterministic function of public values: the bisection runs at N~ rounded to a power of
+        # two (cached per bucket, so equal inputs give equal epsilon' and no fit depends on another fit's N~) and
+        # is then checked at this N~ itself; if the check fails, the bisection is redone at this N~
+        bucket = 2.0 ** round(math.log2(n_pub))
+        key = (self.n_clusters, self.epsilon, self.rho_fraction, self.delta, d, self.n_final_rounds, bucket,
+               tuple(sorted(self.lsh_kwargs.items())))
+        if key not in _EPS_CACHE:
+            _EPS_CACHE[key] = self.internal_epsilon(bucket, d)
+        eps_in = _EPS_CACHE[key]
+        dummy = np.random.default_rng(12345).uniform(-0.5, 0.5, size=(max(4 * self.n_clusters, 400), d))
+        if self._bound(self._make(eps_in, n_pub, 0).fit(dummy)) > self.rho_budget_:
+            eps_in = self.internal_epsilon(n_pub, d)
         est = self._make(eps_in, n_pub, rng).fit(X)
         rho = self._bound(est)
         assert rho <= self.rho_budget_ * (1 + 1e-12), (rho, self.rho_budget_)
