@@ -883,6 +883,7 @@ class _EMTable:
         # the roundings of the comparisons
         self.margin = 2.05 * err + (2.0**-63 + 8 * _U) * self.total
         self._exact = None
+        self._decimal = {}
 
     def draw(self, n, rng):
         """``n`` exact draws; returns the positions in the caller's list of options."""
@@ -912,13 +913,11 @@ class _EMTable:
             self._exact = (scale, gaps, cnt, digits)
         return self._exact
 
-    def _exact_draw(self, a, rng):
-        """Exact inversion for one uniform whose first 64 bits are ``a`` (Decimal arithmetic, more bits on demand)."""
-        scale, gaps, cnt, digits = self._exact_data()
-        m = len(gaps)
-        k = 64
-        while True:
-            prec = 30 + digits + len(str(m)) + (3 * k) // 10
+    def _exact_cum(self, prec):
+        """Decimal prefix sums of the exact weights at ``prec`` digits, and their relative error bound."""
+        if prec not in self._decimal:
+            scale, gaps, cnt, digits = self._exact_data()
+            m = len(gaps)
             with localcontext() as ctx:
                 ctx.prec = prec
                 ctx.Emax = 999_999_999_999_999_999
@@ -933,6 +932,21 @@ class _EMTable:
                 # relative error of every partial sum: three roundings of G (amplified by G <= 10^digits), exp,
                 # the count and one per addition
                 rel = Decimal(4 * 10**digits + m + 10) * Decimal(10) ** (2 - prec)
+            self._decimal[prec] = (cum, rel)
+        return self._decimal[prec]
+
+    def _exact_draw(self, a, rng):
+        """Exact inversion for one uniform whose first 64 bits are ``a`` (Decimal arithmetic, more bits on demand)."""
+        _, gaps, _, digits = self._exact_data()
+        m = len(gaps)
+        k = 64
+        while True:
+            prec = 30 + digits + len(str(m)) + (3 * k) // 10
+            cum, rel = self._exact_cum(prec)
+            with localcontext() as ctx:
+                ctx.prec = prec
+                ctx.Emax = 999_999_999_999_999_999
+                ctx.Emin = -999_999_999_999_999_999
                 W = cum[-1]
                 two_k = Decimal(2) ** k
                 t_lo = Decimal(a) / two_k * W * (1 - 2 * rel)
