@@ -34,9 +34,10 @@ a candidate. Adding or removing one record changes one of them by one, so the se
 and N itself is never used: it stays private and nothing is spent on a noisy count. One record — however
 extreme — moves each count by at most one, so a record at 1e6 moves the box no more than any other record.
 Each value is snapped to its cell (a fixed function of one record given the earlier, already private,
-selections), and every selection is an index: the released edges are computed from the selected indices alone,
-so the floating-point attack on the Laplace mechanism (Mironov 2012), which reads the data in the low-order
-bits of a noisy real number, does not apply.
+selections), and every selection is an index drawn exactly (including the uniform cell inside a run of equal
+quality): the released edges are computed from the selected indices alone and rounded outwards onto a
+power-of-two grid, so the floating-point attack on the Laplace mechanism (Mironov 2012), which reads the data
+in the low-order bits of a noisy real number, does not apply.
 
 **Composition.** A record has a value in every column, so the columns are not disjoint parts of the data and
 parallel composition does not apply: the budget is split over the d columns by **basic sequential
@@ -97,6 +98,9 @@ MARGIN_OCTAVES = 1.25
 MIN_EPS_N_PER_COLUMN = 60
 #: How ``locate_share`` is split between the scale, centre and spread steps.
 LOCATE_SPLIT = (5 / 12, 3 / 12, 4 / 12)
+#: The box edges are rounded outwards onto the power-of-two grid ``2^(floor(log2 w) - EDGE_GRID_BITS)`` (w the
+#: width of an edge cell), so that they are exact multiples of a power of two chosen from earlier selections.
+EDGE_GRID_BITS = 10
 _LOG2_LIMIT = 1000  # |log2 scale| allowed in log2_range: 2^(1000 + 6) is still a finite float
 
 
@@ -160,10 +164,8 @@ def _tail_runs(cnt, n, p, upper):
 
 def _pick_cells(runs, sens, eps, rng, size, ledger, name):
     starts, lengths, quality = runs
-    i, _ = exponential_mechanism_intervals(quality, lengths.astype(float), sens, eps, rng, size=size,
-                                           ledger=ledger, name=name)
-    # a uniform cell inside the selected run (exactly uniform: the run's cells all have this quality)
-    return starts[i] + rng.integers(0, lengths[i])
+    i, off = exponential_mechanism_intervals(quality, lengths, sens, eps, rng, size=size, ledger=ledger, name=name)
+    return starts[i] + off  # an exactly uniform cell inside the selected run (its cells all have this quality)
 
 
 def _bounds_1d(x, eps_steps, q, lo, hi, rng, *, size=None, ledger=None, name="x"):
@@ -198,6 +200,7 @@ def _bounds_1d(x, eps_steps, q, lo, hi, rng, *, size=None, ledger=None, name="x"
                                                name=f"{name}: spread of |x - median| (EM)")
     low = np.empty(k1.shape)
     high = np.empty(k1.shape)
+    step = np.empty(k1.shape)
     alpha = 1.0 - q
     for c, k in np.unique(np.column_stack([cs, ks]), axis=0):
         sel = (cs == c) & (ks == k)
@@ -210,13 +213,16 @@ def _bounds_1d(x, eps_steps, q, lo, hi, rng, *, size=None, ledger=None, name="x"
                         f"{name}: lower {alpha:g}-quantile (EM)")
         b = _pick_cells(_tail_runs(cnt, n, q, upper=True), q, eps_steps[4], rng, m, ledger,
                         f"{name}: upper {q:g}-quantile (EM)")
-        low[sel] = c + (-W + a * w)
-        high[sel] = c + (-W + (b + 1) * w)
+        # the edges, rounded outwards onto a power-of-two grid finer than the cells: computed from the selected
+        # indices and the earlier selections only (post-processing), and on a grid whatever their value
+        step[sel] = 2.0 ** (math.frexp(w)[1] - 1 - EDGE_GRID_BITS)
+        low[sel] = np.floor((c + (-W + a * w)) / step[sel]) * step[sel]
+        high[sel] = np.ceil((c + (-W + (b + 1) * w)) / step[sel]) * step[sel]
     # post-processing: the two edges are drawn independently and may cross
     lo_e, hi_e = np.minimum(low, high), np.maximum(low, high)
     same = lo_e == hi_e
     if same.any():
-        hi_e[same] = np.nextafter(hi_e[same], np.inf)
+        hi_e[same] = lo_e[same] + step[same]
     if size is None:
         return int(k1[0]), float(cs[0]), int(ks[0]), float(lo_e[0]), float(hi_e[0])
     return k1, cs, ks, lo_e, hi_e

@@ -182,16 +182,25 @@ def _composed(ledger, how, name, delta_prime):
 # 1-D primitives (App. A.1.2–A.1.3)
 # =====================================================================================================
 def _grid(low, high, resolution):
+    """The public grid of the interior point: ``(g_low, g_high, step, n)``.
+
+    The step is the largest power of two not above ``resolution``, and the grid points are the multiples of it
+    inside ``[low, high]``: ``g_low + j·step`` for ``j = 0..n`` with ``g_low``, ``g_high = g_low + n·step`` the
+    first and last. Every grid point is then an exact float (a release carries no low-order bits of the data)."""
     low = check_real(low, "low")
     high = check_real(high, "high")
     if not low < high:
         raise ValueError(f"low must be < high, got low={low}, high={high}")
     xi = _positive(resolution, "resolution")
+    step = math.ldexp(1.0, math.frexp(xi)[1] - 1)  # 2^floor(log2 xi), exact
     width = high - low
-    if not math.isfinite(width) or width / xi >= _GRID_LIMIT:
+    if not math.isfinite(width) or width / step >= _GRID_LIMIT or max(abs(low), abs(high)) / step >= _GRID_LIMIT:
         raise ValueError(f"resolution={xi} is too fine for [low, high] = [{low}, {high}]: the grid would have more "
                          f"than 2^52 points")
-    return low, high, xi, int(math.ceil(width / xi))
+    j_low, j_high = math.ceil(low / step), math.floor(high / step)
+    if j_low > j_high:
+        raise ValueError(f"resolution={xi} is too coarse for [low, high] = [{low}, {high}]: no grid point inside")
+    return j_low * step, j_high * step, step, j_high - j_low
 
 
 def _check_1d(x, name="x"):
@@ -219,8 +228,8 @@ def interior_point_quality(x: ArrayLike, z: float | ArrayLike, low: float, high:
                            resolution: float) -> np.ndarray:
     """The interior-point quality ``q(S, z)`` at grid points ``z`` (for tests and figures; not private).
 
-    ``q(S, z) = min(#{x : floor_G(x) <= z}, #{x : ceil_G(x) >= z})`` on the grid ``G = low + resolution·Z``;
-    ``z`` is rounded to the nearest grid point. O((n + len(z)) log n).
+    ``q(S, z) = min(#{x : floor_G(x) <= z}, #{x : ceil_G(x) >= z})`` on the grid G of
+    :func:`private_interior_point`; ``z`` is rounded to the nearest grid point. O((n + len(z)) log n).
 
     Examples
     --------
@@ -243,13 +252,16 @@ def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float
                            name: str = "interior point") -> float | np.ndarray:
     """Private interior point in 1-D (paper App. A.1.2) — epsilon-DP under add/remove and replace.
 
-    The exponential mechanism over the grid ``G = {low + j·resolution : j = 0..N}``,
-    ``N = ceil((high - low)/resolution)``, with quality ``q(S, z) = min(#{x : floor_G(x) <= z},
-    #{x : ceil_G(x) >= z})`` (sensitivity 1) and weights ``exp(epsilon·q/2)``. The paper does not state q
+    The exponential mechanism over a grid G of ``N + 1`` points spanning ``[low, high]``, with quality
+    ``q(S, z) = min(#{x : floor_G(x) <= z}, #{x : ceil_G(x) >= z})`` (sensitivity 1) and weights ``exp(epsilon·q/2)``. The paper does not state q
     exactly; this form has sensitivity 1 and its maximiser is the median. The grid is never enumerated: q is
     constant between breakpoints, so each piece is weighted by its number of grid points
     (:func:`~dpclust_core.mechanisms.exponential_mechanism_intervals`) and a grid point is drawn uniformly
     inside the chosen piece. O(n log n).
+
+    The paper's grid is ``{low + j·resolution}``; here the step is the largest power of two ``ξ <= resolution``
+    and G holds the multiples of ξ in ``[low, high]`` (``N <= 2·(high - low)/resolution``), so that every output
+    is a multiple of a public power of two: an exact float, whose low-order bits say nothing about the data.
 
     Utility: if ``len(x) >= (4/epsilon) ln((N+1)/beta) + 2`` then with probability 1 - beta the output lies
     in ``[min x - resolution, max x + resolution]``. With fewer points it is close to uniform on [low, high]
@@ -264,7 +276,7 @@ def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float
     low, high : float
         The public domain (the paper's a and a + Λ).
     resolution : float
-        Grid step ξ.
+        The paper's grid step; the grid uses the largest power of two not above it.
     rng : None, int or numpy.random.Generator
     size : int, optional
         Draw this many independent outputs (audits, figures); the ledger is charged ``size * epsilon``.
@@ -295,11 +307,9 @@ def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float
 
 def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
     starts, ends, q = _ip_quality_pieces(np.clip(x, low, high), low, xi, n_grid)
-    counts = ends - starts
-    i, u = exponential_mechanism_intervals(q.astype(float), counts.astype(float), 1.0, eps, rng, size=size,
-                                           ledger=ledger, name=name)
-    j = starts[i] + np.minimum(np.floor(u * counts[i]).astype(np.int64), counts[i] - 1)
-    out = np.minimum(low + j * xi, high)
+    i, off = exponential_mechanism_intervals(q.astype(float), ends - starts, 1.0, eps, rng, size=size,
+                                             ledger=ledger, name=name)
+    out = low + (starts[i] + off) * xi  # a grid point: low and xi are a multiple and a power of two, so exact
     return float(out) if size is None else out
 
 
@@ -552,12 +562,12 @@ def _check_center(center, d, name="center"):
 def _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, rng, ledger, name):
     d = X.shape[1]
     Z = _project_to_ball(X, c, rad)  # centred, inside B(0, rad)
-    n_grid = int(math.ceil(2 * rad / xi))
+    g_low, g_high, xi, n_grid = _grid(-rad, rad, xi)
     if not rotate:
         eps_c, dl_c, how = _split_composition(eps, dl, d, composition)
         t = bounding_segment_t(eps_c, n_grid, beta / d)
         with _composed(ledger, how, name, dl / 2):
-            y = np.array([_average_1d(Z[:, j], eps_c, dl_c, -rad, rad, xi, n_grid, n_pub, t, rng, ledger,
+            y = np.array([_average_1d(Z[:, j], eps_c, dl_c, g_low, g_high, xi, n_grid, n_pub, t, rng, ledger,
                                       f"{name}: coord {j}") for j in range(d)])
         return c + _project_to_ball(y[None, :], np.zeros(d), rad)[0]  # post-processing: stay in the domain
     U = random_rotation(d, rng)
@@ -570,7 +580,7 @@ def _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, r
     hi = np.empty(d)
     with _composed(ledger, how, f"{name}: bounding segments of the rotated coordinates", dl / 2):
         for j in range(d):  # a loop over the d coordinates
-            lo[j], hi[j] = _bounding_segment(W[:, j], t, eps_c, -rad, rad, xi, n_grid, rng, ledger,
+            lo[j], hi[j] = _bounding_segment(W[:, j], t, eps_c, g_low, g_high, xi, n_grid, rng, ledger,
                                              f"{name}: rotated coord {j} segment")
     mid = (lo + hi) / 2
     Wc = np.clip(W, lo, hi) - mid[None, :]

@@ -53,6 +53,9 @@ __all__ = [
     "gaussian_mechanism_sigma",
     "zcdp_delta",
     "laplace_grid",
+    "grid_step",
+    "interval_grid",
+    "snap_to_grid",
 ]
 
 #: Relative grid resolution: the grid step is at most ``sensitivity / 2**GRID_BITS`` (see :func:`laplace_grid`).
@@ -709,26 +712,289 @@ def gaussian_noise(sigma: float | ArrayLike, size: ShapeLike = None, rng: RNGLik
     return float(out[0]) if not shape else out.reshape(shape)
 
 
+# ============================================================================================ release grids
+#: Bits of resolution below a release's public scale: a value whose public scale is ``s`` is released on the grid
+#: ``2^(floor(log2 s) - RELEASE_BITS) Z`` (see :func:`grid_step`).
+RELEASE_BITS = 40
+
+
+def grid_step(scale: float, bits: int = RELEASE_BITS) -> float:
+    """The power-of-two step ``2^(floor(log2 scale) - bits)`` of a release whose public scale is ``scale``.
+
+    A released float that is a multiple of this step, and smaller than ``2^52`` steps, carries no low-order bits
+    beyond the integer it encodes (Mironov 2012): the step must be chosen from public inputs only.
+
+    Examples
+    --------
+    >>> grid_step(1.0), grid_step(3.0, bits=4)
+    (9.094947017729282e-13, 0.125)
+    """
+    s = _check_grid_scale(check_real(scale, "scale", low=0.0, low_open=True), "scale")
+    bits = check_int(bits, "bits", 0, 1000)
+    return _grid_step(s, bits)
+
+
+def _grid_step(scale, bits=RELEASE_BITS):
+    e = math.frexp(scale)[1] - 1  # floor(log2 scale), exact
+    return math.ldexp(1.0, max(e - bits, -1022))
+
+
+def snap_to_grid(value: ArrayLike, step: float | ArrayLike) -> float | np.ndarray:
+    """``value`` rounded to the nearest multiple of the power-of-two ``step`` (one step, or one per column).
+
+    Post-processing of a release: a value that is already a function of released quantities only may be snapped
+    onto a public grid at no cost in privacy. NaN and infinities are kept.
+
+    Examples
+    --------
+    >>> snap_to_grid([0.3, -1.26], 0.25).tolist()
+    [0.25, -1.25]
+    """
+    arr = np.array(value, dtype=float)
+    st = np.asarray(step, dtype=float)
+    out = _snap(arr, st)
+    return float(out) if out.ndim == 0 else out
+
+
+def _snap(arr, step):
+    """Trusting :func:`snap_to_grid` (``step`` a power of two or an array of them, broadcast over columns)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.rint(arr / step) * step
+    return np.where(np.isfinite(arr), out, arr)
+
+
+def interval_grid(low: float, high: float, bits: int = RELEASE_BITS) -> tuple[float, int, int]:
+    """A public power-of-two grid for releasing a point of ``[low, high]``: ``(step, j_low, j_high)``.
+
+    The grid points are ``j·step`` for the integers ``j_low <= j <= j_high``, all inside ``[low, high]``. The step
+    is :func:`grid_step` of the width, coarsened when the interval lies far from 0 so that every ``|j|`` stays
+    below ``2^52`` (the products ``j·step`` are then exact).
+
+    Examples
+    --------
+    >>> interval_grid(-1.0, 1.0, bits=3)
+    (0.25, -4, 4)
+    """
+    low = check_real(low, "low")
+    high = check_real(high, "high")
+    if not low < high:
+        raise ValueError(f"low and high must satisfy low < high, got low={low!r}, high={high!r}")
+    with np.errstate(over="ignore"):
+        width = high - low
+    if not math.isfinite(width):
+        raise ValueError("low and high: the width high - low overflows a float")
+    bits = check_int(bits, "bits", 0, 1000)
+    return _interval_grid(low, high, bits)
+
+
+def _interval_grid(low, high, bits=RELEASE_BITS):
+    step = _grid_step(high - low, bits)
+    far = math.frexp(max(abs(low), abs(high)))[1] - 51  # |j| = |x| / step < 2^51 whenever step >= 2^far
+    step = max(step, math.ldexp(1.0, far))
+    j_low, j_high = math.ceil(low / step), math.floor(high / step)
+    if j_low > j_high:
+        raise ValueError(f"[low, high] = [{low!r}, {high!r}] is too narrow for its distance from 0: it holds no point "
+                         f"of a power-of-two grid with fewer than 2^52 steps (shift the data towards 0)")
+    return step, j_low, j_high
+
+
+def _grid_index(values, step, j_low, j_high):
+    """The grid indices of ``values`` (rounded to the nearest grid point, clipped to ``[j_low, j_high]``): a
+    per-record deterministic map, so neighbouring datasets stay neighbours."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        j = np.rint(np.asarray(values, dtype=float) / step)
+    return np.clip(j, j_low, j_high).astype(np.int64)
+
+
 # ============================================================================================ exponential
-def _em_logits(scores, sensitivity, epsilon, monotonic):
+# Exact sampling by inversion. Option i (finite score, count c_i >= 1 of points) has the weight
+# w_i = c_i exp(-G_i), G_i = eps (q* - q_i) / (f Δ) >= 0 with q* the best score and f = 2 (1 when monotonic),
+# and the output is the i with S_{i-1} <= R W < S_i, where S are the prefix sums of the exact weights, W their
+# total and R a uniform real in (0, 1): option i is drawn with probability w_i / W exactly. R is drawn lazily
+# (64 random bits, more on demand). The prefix sums are computed in floating point with a rigorous bound E on
+# their error; when R W lies farther than about 2E from every bucket edge (all but about 2·n·E/W of the draws)
+# the float search is the exact answer, and otherwise the comparison is redone in Decimal arithmetic (wide
+# exponent range, precision growing with the number of random bits). No option with a finite score is ever given
+# probability 0, and the ratio bound holds exactly for the inputs taken as exact numbers.
+
+_EXP_ERR = 2.0**-46  # generous bound on the relative error of numpy's exp
+_U = 2.0**-53  # unit roundoff of float64
+_TINY = 2.0**-1072  # absolute slack per weight: exp(-g) under-flows below 2^-1074
+_MAX_COUNT = 2**53  # counts of grid points are exact floats below this
+_EXACT_PREC_G = 19  # decimal digits of the largest gap G that matters (exp(-G) under-flows Decimal beyond 10^18)
+
+
+def _scaled_gaps(qs, q, eps, factor, sens):
+    """Float ``g_i ≈ eps (qs - q_i) / (factor sens)`` with relative error below ``3.01 u`` (three roundings), or
+    ``inf`` where the exact value exceeds the float range; never NaN."""
+    with np.errstate(over="ignore", under="ignore"):
+        scale = eps / sens / factor
+        widest = (qs - float(q.min())) * scale
+    if 2.0**-1000 < scale < np.inf and np.isfinite(widest):
+        with np.errstate(under="ignore"):
+            return (qs - q) * scale  # the common case: no overflow and no loss of range anywhere
+    # extreme inputs: add the binary exponents separately, so that nothing over- or under-flows on the way
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = qs - q
+    big = np.isinf(gap)
+    if big.any():  # qs - q overflowed: halve both (exact for such large numbers) and add 1 to the exponent
+        gap = np.where(big, 0.5 * qs - 0.5 * q, gap)
+    mg, eg = np.frexp(gap)
+    me, ee = math.frexp(eps)
+    ms, es = math.frexp(sens)
+    shift = eg.astype(np.int64) + big + (ee - es - (1 if factor == 2.0 else 0))
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(mg * (me / ms), np.clip(shift, -4000, 4000))
+
+
+class _EMTable:
+    """The weights of the exponential mechanism for one list of options, ready for exact inversion draws.
+
+    ``q`` holds the scores (``-inf`` excludes an option), ``counts`` the number of points of each option (None:
+    one each; 0 excludes it).
+    """
+
+    def __init__(self, q, counts, eps, factor, sens):
+        live = q > -np.inf
+        if counts is not None:
+            live &= counts > 0
+        self.index = None if live.all() else np.flatnonzero(live)  # None: every option is live
+        self.q = q if self.index is None else q[self.index]
+        self.counts = counts if counts is None or self.index is None else counts[self.index]
+        self.qs = float(self.q.max())
+        self.eps, self.factor, self.sens = eps, factor, sens
+        g = _scaled_gaps(self.qs, self.q, eps, factor, sens)
+        with np.errstate(under="ignore"):
+            w = np.exp(-g)
+            if self.counts is not None:
+                w *= self.counts
+            inf = np.isinf(g)
+            if inf.any():
+                g = np.where(inf, 0.0, g)  # their weights are 0 (the under-flow slack covers them)
+            wg = float(np.dot(w, g))  # sum w_i g_i: the error of exp(-g) grows with g
+        m = self.q.size
+        n_tiny = float(m if self.counts is None else self.counts.sum())
+        self.cum = np.cumsum(w)
+        self.total = float(self.cum[-1])  # >= 1: the best option has g = 0 and a count >= 1
+        # |cum_j - S_j| <= err: the weights' errors (exp, the count's product, the gaps' 3.01 u, under-flow) plus
+        # the sequential summation (j u per partial sum)
+        err = 1.01 * ((_EXP_ERR + 2 * _U) * self.total + 3.02 * _U * wg + n_tiny * _TINY) + 1.02 * m * _U * self.total
+        # margin around every bucket edge: err for the edge, err for the total, the 64-bit quantisation of R and
+        # the roundings of the comparisons
+        self.margin = 2.05 * err + (2.0**-63 + 8 * _U) * self.total
+        self._exact = None
+        self._decimal = {}
+
+    def draw(self, n, rng):
+        """``n`` exact draws; returns the positions in the caller's list of options."""
+        raw = _raw64(rng, n)
+        t = raw.astype(np.float64)
+        t *= 2.0**-64 * self.total
+        m = self.cum.size
+        j = np.searchsorted(self.cum, t, side="right")
+        np.minimum(j, m - 1, out=j)
+        below = np.where(j > 0, self.cum[np.maximum(j - 1, 0)], -np.inf)
+        ok = (j == 0) | (t - below >= self.margin)
+        ok &= (j == m - 1) | (self.cum[j] - t > self.margin)
+        if not ok.all():
+            for i in np.flatnonzero(~ok):  # rare: R W lies within the float error of a bucket edge
+                j[i] = self._exact_draw(int(raw[i]), rng)
+        return j if self.index is None else self.index[j]
+
+    # ------------------------------------------------------------------ the exact slow path
+    def _exact_data(self):
+        if self._exact is None:
+            scale = Fraction(self.eps) / (Fraction(self.factor) * Fraction(self.sens))
+            qs = Fraction(self.qs)
+            gaps = [scale * (qs - Fraction(float(v))) for v in self.q]
+            cnt = [1] * len(gaps) if self.counts is None else [int(c) for c in self.counts]
+            gmax = max(gaps)
+            digits = min(_EXACT_PREC_G, len(str(int(gmax))) if gmax >= 1 else 1)
+            self._exact = (scale, gaps, cnt, digits)
+        return self._exact
+
+    def _exact_cum(self, prec):
+        """Decimal prefix sums of the exact weights at ``prec`` digits, and their relative error bound."""
+        if prec not in self._decimal:
+            scale, gaps, cnt, digits = self._exact_data()
+            m = len(gaps)
+            with localcontext() as ctx:
+                ctx.prec = prec
+                ctx.Emax = 999_999_999_999_999_999
+                ctx.Emin = -999_999_999_999_999_999
+                sd = Decimal(scale.numerator) / Decimal(scale.denominator)
+                qs = Decimal(self.qs)
+                acc = Decimal(0)
+                cum = []
+                for v, c in zip(self.q.tolist(), cnt):  # a loop over the options, on the rare slow path only
+                    acc += (-(sd * (qs - Decimal(v)))).exp() * c
+                    cum.append(acc)
+                # relative error of every partial sum: three roundings of G (amplified by G <= 10^digits), exp,
+                # the count and one per addition
+                rel = Decimal(4 * 10**digits + m + 10) * Decimal(10) ** (2 - prec)
+            self._decimal[prec] = (cum, rel)
+        return self._decimal[prec]
+
+    def _exact_draw(self, a, rng):
+        """Exact inversion for one uniform whose first 64 bits are ``a`` (Decimal arithmetic, more bits on demand)."""
+        _, gaps, _, digits = self._exact_data()
+        m = len(gaps)
+        k = 64
+        while True:
+            prec = 30 + digits + len(str(m)) + (3 * k) // 10
+            cum, rel = self._exact_cum(prec)
+            with localcontext() as ctx:
+                ctx.prec = prec
+                ctx.Emax = 999_999_999_999_999_999
+                ctx.Emin = -999_999_999_999_999_999
+                W = cum[-1]
+                two_k = Decimal(2) ** k
+                t_lo = Decimal(a) / two_k * W * (1 - 2 * rel)
+                t_hi = Decimal(a + 1) / two_k * W * (1 + 2 * rel)
+                j = _first_above([s * (1 - rel) for s in cum], t_hi)
+                j = min(j, m - 1)  # R < 1, so R W < W: the last edge is never crossed
+                if j == 0 or cum[j - 1] * (1 + rel) <= t_lo:
+                    return j
+            a = (a << 64) | int(_raw64(rng, None))
+            k += 64
+
+
+def _first_above(sorted_values, x):
+    """The first index whose value exceeds x (len if none), by bisection."""
+    lo, hi = 0, len(sorted_values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_values[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _em_factor(monotonic):
+    return 1.0 if check_bool(monotonic, "monotonic") else 2.0
+
+
+def _em_check(sensitivity, epsilon):
     eps = check_epsilon(epsilon)
     sens = check_sensitivity(sensitivity)
-    q = _as_scores(scores)
     if sens == 0:
         raise ValueError("sensitivity must be > 0 for the exponential mechanism")
-    factor = 1.0 if check_bool(monotonic, "monotonic") else 2.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        logits = eps * q / (factor * sens)
-    if np.isnan(logits).any() or (logits == np.inf).any():
-        # eps * q overflowed (a huge epsilon or huge scores): shift first, then scale; the gaps to the best score
-        # are <= 0, so they scale to finite values or -inf (probability 0); an infinite scale is the argmax
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            scale = eps / (factor * sens)
-            gap = q - np.max(q)
-            logits = np.where(gap == 0, 0.0, gap * scale if np.isfinite(scale) else -np.inf)
-        return logits, eps, sens
-    # shift so the best option has logit 0: exact in floating point even for scores of 1e6 and more
-    return logits - np.max(logits), eps, sens
+    return eps, sens
+
+
+def _em_logits(scores, sensitivity, epsilon, monotonic, counts=None):
+    """Float log-weights ``eps q / (f Δ) + log c``, shifted so that the best option has 0 (for the law only)."""
+    eps, sens = _em_check(sensitivity, epsilon)
+    q = _as_scores(scores)
+    c = None if counts is None else _as_counts(counts, q)
+    factor = _em_factor(monotonic)
+    live = q > -np.inf if c is None else (q > -np.inf) & (c > 0)
+    g = np.full(q.shape, np.inf)
+    g[live] = _scaled_gaps(float(q[live].max()), q[live], eps, factor, sens)
+    with np.errstate(divide="ignore"):
+        logits = -g if c is None else np.log(c) - g
+    return logits, eps, sens
 
 
 def _as_scores(scores, name="scores"):
@@ -747,26 +1013,48 @@ def _as_scores(scores, name="scores"):
     return q
 
 
-def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
-                                        monotonic: bool = False) -> np.ndarray:
-    """Exact output probabilities of the exponential mechanism (Definition 2.4.1 / Corollary 3).
+def _as_counts(counts, q, name="counts"):
+    """Counts of points per piece: non-negative integers below 2^53 (int or integer-valued float), one per score,
+    at least one positive where the score is finite. Returned as floats (exact)."""
+    if isinstance(counts, (str, bytes)):
+        raise BadTypeError(f"{name} must be an array of non-negative integers, got a string")
+    raw = np.asarray(counts)
+    if raw.dtype.kind not in "iuf":
+        raise BadTypeError(f"{name} must hold non-negative integers, got dtype {raw.dtype}")
+    c = raw.astype(float)
+    if c.shape != q.shape:
+        raise ValueError(f"{name} must have one entry per score: shape {q.shape}, got {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c != np.floor(c)) or np.any(c >= _MAX_COUNT):
+        raise ValueError(f"{name} must hold non-negative integers below 2^53 (numbers of grid points)")
+    if not np.any((c > 0) & (q > -np.inf)):
+        raise ValueError(f"{name}: every piece is empty or excluded")
+    return c
 
-    ``Pr[o] ∝ exp(eps * q(D, o) / (2Δq))``, or ``exp(eps * q / Δq)`` when ``monotonic=True``.
-    Computed in log space (log-sum-exp), so scores of 1e6 do not overflow.
+
+def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
+                                        monotonic: bool = False, *, counts: ArrayLike | None = None) -> np.ndarray:
+    """Output probabilities of the exponential mechanism (Definition 2.4.1 / Corollary 3), in floating point.
+
+    ``Pr[o] ∝ exp(eps * q(D, o) / (2Δq))``, or ``exp(eps * q / Δq)`` when ``monotonic=True``; with ``counts``,
+    ``Pr[o] ∝ counts[o] · exp(...)`` (the law of the piece that :func:`exponential_mechanism_intervals` selects).
+    Computed in log space (log-sum-exp), so scores of 1e6 do not overflow; an option whose probability is below
+    the smallest float shows 0 here although the sampler gives it its exact, positive probability.
 
     Examples
     --------
     >>> exponential_mechanism_probabilities([0.0, 0.0], 1.0, 1.0).tolist()
     [0.5, 0.5]
+    >>> exponential_mechanism_probabilities([0.0, 0.0], 1.0, 1.0, counts=[1, 3]).tolist()
+    [0.25, 0.75]
     """
-    logits, _, _ = _em_logits(scores, sensitivity, epsilon, monotonic)
+    logits, _, _ = _em_logits(scores, sensitivity, epsilon, monotonic, counts)
     return np.exp(logits - special.logsumexp(logits))
 
 
 def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None,
                           monotonic: bool = False, *, size: int | None = None, ledger: PrivacyLedger | None = None,
                           name: str = "exponential") -> int | np.ndarray:
-    """Select an index with probability ∝ exp(eps·q/(2Δq)) (Definition 2.4.1, Theorem 2.4.1).
+    """Select an index with probability ∝ exp(eps·q/(2Δq)) (Definition 2.4.1, Theorem 2.4.1), exactly.
 
     Parameters
     ----------
@@ -793,29 +1081,32 @@ def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float,
 
     Notes
     -----
-    Sampling uses the Gumbel-max trick, argmax(logits + Gumbel noise), which never exponentiates a score, so it
-    cannot overflow. The output is an index, not a real number, so Mironov's attack on low-order bits does not
-    apply; floating-point rounding perturbs each selection probability by a relative 1e-15 at most.
+    The selection is exact: with the scores, ε and Δq taken as the exact numbers they are, option ``o`` is drawn
+    with probability exactly ``exp(ε q_o/(2Δq)) / Σ exp(ε q/(2Δq))``, so every option with a finite score has a
+    positive probability and the ratio bound ``e^ε`` between neighbours holds exactly. The sampler inverts a
+    uniform real number drawn bit by bit against the cumulative weights: floating-point prefix sums with a
+    rigorous error bound decide almost every draw, and the few draws that land within that bound of a bucket
+    edge are decided in exact decimal arithmetic with more random bits (the method of the discrete samplers,
+    Canonne, Kamath & Steinke 2020). The usual Gumbel-max shortcut, ``argmax(logits + Gumbel noise)``, cannot be
+    exact: floating-point Gumbel noise lies in about [−3.6, 36.7], so an option trailing the best by more than
+    about 40 (in units of ``2Δq/ε``) would never be drawn.
 
     Examples
     --------
     >>> exponential_mechanism([0.0, 100.0, 0.0], sensitivity=1, epsilon=1.0, rng=0)
     1
     """
-    logits, eps, sens = _em_logits(scores, sensitivity, epsilon, monotonic)
+    eps, sens = _em_check(sensitivity, epsilon)
+    q = _as_scores(scores)
+    factor = _em_factor(monotonic)
     rng = check_rng(rng, "rng")
-    if size is None:
-        _charge(ledger, name, eps, 0.0, sens)
-        idx = int(np.argmax(logits + rng.gumbel(size=logits.shape)))
-        _record(ledger, name, eps, 0.0, sens)
-        return idx
-    n = check_int(size, "size", 1, MAX_ALLOCATION // max(logits.size, 1))
+    n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION)
     _charge(ledger, name, n * eps, 0.0, sens)
-    out = np.empty(n, dtype=np.int64)
-    step = max(1, 4_000_000 // logits.size)  # bounded temporaries
-    for a in range(0, n, step):
-        b = min(n, a + step)
-        out[a:b] = np.argmax(logits[None, :] + rng.gumbel(size=(b - a, logits.size)), axis=1)
+    table = _EMTable(q, None, eps, factor, sens)
+    out = _in_blocks(lambda _, m, r: table.draw(m, r), None, n, rng)
+    if size is None:
+        _record(ledger, name, eps, 0.0, sens)
+        return int(out[0])
     _record(ledger, f"{name} (x{n} independent selections)", n * eps, 0.0, sens)
     return out
 
@@ -827,8 +1118,9 @@ def exponential_mechanism_top_k(scores: ArrayLike, k: int, sensitivity: float, e
 
     Round ``j`` picks one of the options not picked in rounds ``1..j-1`` with probability ∝ exp(ε·q/(2Δq))
     (∝ exp(ε·q/Δq) when ``monotonic``), each round at ``epsilon``; by sequential composition the ``k`` rounds
-    cost ``k·epsilon``. All rounds are sampled at once, exactly, by the Gumbel top-k trick: the indices of the
-    ``k`` largest ``logit + Gumbel`` values, in decreasing order, have the law of the ``k`` sequential rounds.
+    cost ``k·epsilon``. Every round is an exact draw (:func:`exponential_mechanism`): a draw from all the options
+    that hits an option already picked is redrawn (rejection gives exactly the law over the remaining options),
+    and a run that is rejected eight times in a row draws from the remaining options directly.
 
     Parameters
     ----------
@@ -859,75 +1151,91 @@ def exponential_mechanism_top_k(scores: ArrayLike, k: int, sensitivity: float, e
     >>> exponential_mechanism_top_k([0.0, 100.0, 50.0, 0.0], 2, sensitivity=1, epsilon=1.0, rng=0).tolist()
     [1, 2]
     """
-    logits, eps, sens = _em_logits(scores, sensitivity, epsilon, monotonic)
-    q = np.asarray(scores, dtype=float)  # checked by _em_logits
+    eps, sens = _em_check(sensitivity, epsilon)
+    q = _as_scores(scores)
+    factor = _em_factor(monotonic)
     k = check_int(k, "k", 1, int(np.sum(q > -np.inf)))
-    # at a huge epsilon (eps * q overflowed) options far below the best have logit -inf: they are then taken
-    # in the order of their scores, as the mechanism does with probability 1 in that limit
-    overflowed = bool(np.any((logits == -np.inf) & (q > -np.inf)))
     rng = check_rng(rng, "rng")
-    n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION // max(logits.size, 1))
+    n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION // k)
     _charge(ledger, name, n * k * eps, 0.0, sens)
     out = np.empty((n, k), dtype=np.int64)
-    step = max(1, 4_000_000 // logits.size)  # bounded temporaries
-    for a in range(0, n, step):
-        b = min(n, a + step)
-        g = rng.gumbel(size=(b - a, logits.size))
-        g += logits
-        if overflowed:
-            out[a:b] = [np.lexsort((-q, -row))[:k] for row in g]
-            continue
-        top = np.argpartition(-g, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(g, top, axis=1), axis=1)  # selection order
-        out[a:b] = np.take_along_axis(top, order, axis=1)
+    table = _EMTable(q, None, eps, factor, sens)
+    for r in range(k):  # a loop over the k rounds
+        _top_k_round(out, r, q, table, eps, factor, sens, rng)
     runs = "" if size is None else f", x{n} independent runs"
     _record(ledger, f"{name} ({k} rounds without replacement{runs})", n * k * eps, 0.0, sens)
     return out[0] if size is None else out
 
 
-def exponential_mechanism_intervals(scores: ArrayLike, lengths: ArrayLike, sensitivity: float, epsilon: float,
+def _top_k_round(out, r, q, table, eps, factor, sens, rng, tries=8):
+    """Round ``r`` of every run: exact draws from the options not yet picked in that run."""
+    todo = np.arange(out.shape[0])
+    for _ in range(tries if r else 1):  # rejection: redraw the runs whose draw was picked before
+        pick = table.draw(todo.size, rng)
+        clash = (out[todo, :r] == pick[:, None]).any(axis=1)
+        out[todo[~clash], r] = pick[~clash]
+        todo = todo[clash]
+        if not todo.size:
+            return
+    # the rest draw from their remaining options directly, one table per distinct set of picked options
+    picked = np.sort(out[todo, :r], axis=1)
+    sets, which = np.unique(picked, axis=0, return_inverse=True)
+    for s, chosen in enumerate(sets):  # a loop over distinct picked sets (few: the heavy options come first)
+        rows = todo[which.ravel() == s]
+        rest = q.copy()
+        rest[chosen] = -np.inf
+        out[rows, r] = _EMTable(rest, None, eps, factor, sens).draw(rows.size, rng)
+
+
+def exponential_mechanism_intervals(scores: ArrayLike, counts: ArrayLike, sensitivity: float, epsilon: float,
                                     rng: RNGLike = None, *, monotonic: bool = False, size: int | None = None,
                                     ledger: PrivacyLedger | None = None, name: str = "exponential (intervals)"
-                                    ) -> tuple[int | np.ndarray, float | np.ndarray]:
-    """The exponential mechanism over a union of pieces with a piecewise-constant quality.
+                                    ) -> tuple[int | np.ndarray, int | np.ndarray]:
+    """The exponential mechanism over a finite grid of points whose quality is constant on runs of points.
 
-    The output space is cut into pieces (intervals of the real line, or runs of grid points); piece ``i`` has
-    quality ``scores[i]`` and size ``lengths[i]`` (its length, or its number of grid points). A point is drawn
-    with density ∝ ``exp(ε q / (2Δq))`` with respect to length (or counting) measure: piece ``i`` is selected
-    with probability ∝ ``lengths[i] · exp(ε scores[i] / (2Δq))`` — the length enters as the base measure,
-    not as a second use of the data — and then a point is uniform inside it. Used by private quantiles
-    (Smith 2011), PrivTHR_EM's threshold and the interior point of k-tuple clustering.
+    The output space is a public grid cut into runs (pieces) of consecutive grid points; piece ``i`` holds
+    ``counts[i]`` points, all of quality ``scores[i]``. A grid point is drawn with probability ∝
+    ``exp(ε q / (2Δq))``: piece ``i`` is selected with probability ∝ ``counts[i] · exp(ε scores[i] / (2Δq))``
+    (exactly, as in :func:`exponential_mechanism`; the count enters as the base measure, not as a second use of
+    the data) and then a point is drawn uniformly inside it, as an exactly uniform integer offset. Used by private
+    quantiles (Smith 2011), PrivTHR_EM's threshold, the interior point of k-tuple clustering and the private
+    bounds: each snaps the data onto a public power-of-two grid (:func:`interval_grid`) and releases a grid point
+    ``(start + offset)·step``, an exact float whatever the data — unlike ``low + u·(high - low)`` between data
+    values, whose low-order bits depend on the data.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_pieces,)
+        The quality of the points of every piece; ``-inf`` excludes a piece.
+    counts : array_like of non-negative integers, shape (n_pieces,)
+        The number of grid points of every piece (below 2^53); an empty piece is never selected.
+    sensitivity, epsilon, rng, monotonic, size, ledger, name
+        As in :func:`exponential_mechanism`.
 
     Returns
     -------
-    (index, u)
-        The selected piece(s) and uniform number(s) ``u`` in [0, 1): the point is ``lo + u·length`` for an
-        interval, or ``start + floor(u·count)`` for a run of grid points. Arrays when ``size`` is given.
+    (index, offset)
+        The selected piece(s) and the uniform offset(s) in ``0 .. counts[index] - 1`` (ints, or int64 arrays of
+        length ``size``).
 
     Examples
     --------
-    >>> i, u = exponential_mechanism_intervals([0.0, 5.0], [1.0, 1.0], 1.0, 2.0, rng=0)
-    >>> i, 0.0 <= u < 1.0
+    >>> i, j = exponential_mechanism_intervals([0.0, 5.0], [4, 4], 1.0, 2.0, rng=0)
+    >>> i, 0 <= j < 4
     (1, True)
     """
-    eps = check_epsilon(epsilon)
-    sens = check_sensitivity(sensitivity)
+    eps, sens = _em_check(sensitivity, epsilon)
     q = _as_scores(scores)
-    ln = _as_value(lengths, "lengths")
-    if ln.shape != q.shape or np.any(ln < 0):
-        raise ValueError("lengths must be non-negative, one per score")
-    factor = 1.0 if check_bool(monotonic, "monotonic") else 2.0
-    if sens == 0:
-        raise ValueError("sensitivity must be > 0 for the exponential mechanism")
-    if np.all(ln == 0):
-        raise ValueError("lengths: every piece has length zero")
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        # fold log-length into the score, so the discrete EM with the same ε gives exactly these masses
-        s = q + (factor * sens / eps) * np.log(ln)
-    if np.isnan(s).any() or (s == np.inf).any() or np.all(s == -np.inf):
-        raise EpsilonTooSmallError(f"epsilon={eps!r} is too small for sensitivity={sens!r}: folding the lengths into "
-                                   f"the scores overflows (raise epsilon or rescale the scores)")
+    c = _as_counts(counts, q)
+    factor = _em_factor(monotonic)
     rng = check_rng(rng, "rng")
-    i = exponential_mechanism(s, sens, eps, rng, monotonic, size=size, ledger=ledger, name=name)
-    u = rng.random(size=None if size is None else np.shape(i))
-    return i, u
+    n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION)
+    _charge(ledger, name, n * eps, 0.0, sens)
+    table = _EMTable(q, c, eps, factor, sens)
+    i = _in_blocks(lambda _, m, r: table.draw(m, r), None, n, rng)
+    offset = rng.integers(0, c[i].astype(np.int64))  # exactly uniform integers
+    if size is None:
+        _record(ledger, name, eps, 0.0, sens)
+        return int(i[0]), int(offset[0])
+    _record(ledger, f"{name} (x{n} independent selections)", n * eps, 0.0, sens)
+    return i, offset

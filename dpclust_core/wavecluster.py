@@ -56,8 +56,8 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, Boun
 from ._validation import NPublic, check_n_public
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
-from .mechanisms import (exponential_mechanism_intervals, exponential_mechanism_probabilities,
-                         laplace_mechanism)
+from .mechanisms import (_grid_index, _interval_grid, exponential_mechanism_intervals,
+                         exponential_mechanism_probabilities, laplace_mechanism)
 
 __all__ = [
     "cell_index",
@@ -221,12 +221,35 @@ def _intervals(W, p, upper):
     return xs[1:], xs[:-1], np.arange(m + 1), _k_of(m, p)
 
 
+#: The grid of PrivTHR_EM's default ``upper`` (that of a noisy count, :func:`~dpclust_core.mechanisms.laplace_grid`).
+_UPPER_STEP = 2.0**-11
+
+
+def _ceil_to(x, step):
+    return float(math.ceil(x / step) * step)
+
+
+def _grid_runs(W, p, upper):
+    """The threshold intervals as runs of the public grid of (0, upper]: ``(step, starts, counts, k)``.
+
+    The grid is :func:`~dpclust_core.mechanisms.interval_grid` of ``[0, upper]`` (its points ``j·step``,
+    ``1 <= j <= j_max``, lie in (0, upper]); the values of L are snapped onto it (a per-cell deterministic map).
+    Interval ``i`` holds the grid points ``starts[i] + 1 .. starts[i] + counts[i]``, every one of which is a
+    threshold in ``(x_{i+1}, x_i]`` of the snapped values."""
+    step, _, j_max = _interval_grid(0.0, upper)
+    L = np.sort(W[W > 0])[::-1]
+    s = _grid_index(np.minimum(L, upper), step, 0, j_max)
+    xs = np.concatenate([[j_max], s, [0]])
+    return step, xs[1:], xs[:-1] - xs[1:], _k_of(L.size, p)
+
+
 def _em_threshold(W, p, epsilon, upper, rng, size, ledger, name):
-    lo, hi, ranks, k = _intervals(W, p, upper)
-    i, u = exponential_mechanism_intervals(-np.abs(ranks - k).astype(float), hi - lo, 1.0, epsilon, rng,
-                                           size=size, ledger=ledger, name=name)
-    d = hi[i] - u * (hi[i] - lo[i])  # uniform on (lo, hi]: u in [0, 1)
-    return d, i
+    step, starts, counts, k = _grid_runs(W, p, upper)
+    ranks = np.arange(counts.size)
+    i, off = exponential_mechanism_intervals(-np.abs(ranks - k).astype(float), counts, 1.0, epsilon, rng,
+                                             size=size, ledger=ledger, name=name)
+    d = (starts[i] + 1 + off) * step  # a point of the public grid: exact whatever the data
+    return (float(d), i) if size is None else (d, i)
 
 
 # ============================================================================= building blocks (public)
@@ -386,10 +409,12 @@ def em_threshold_intervals(W: ArrayLike, p: float,
 
 
 def em_threshold_probabilities(W: ArrayLike, p: float, epsilon: float, upper: float) -> np.ndarray:
-    """Exact probability that PrivTHR_EM's EM picks each rank i = 0..m.
+    """Probability that PrivTHR_EM's EM picks each rank i = 0..m.
 
     Interval ``i`` is picked with probability ∝ ``(x_i - x_{i+1})·exp(-ε|i - k|/2)`` (Alg. 4; Cormode et al.'s
-    private quantile); empty (tied) intervals get probability 0.
+    private quantile), its length measured in points of the public grid that :func:`em_threshold` draws from
+    (:func:`~dpclust_core.mechanisms.interval_grid` of ``[0, upper]``, a step of about ``upper·2^-40``); empty
+    (tied) intervals get probability 0.
 
     Examples
     --------
@@ -397,27 +422,29 @@ def em_threshold_probabilities(W: ArrayLike, p: float, epsilon: float, upper: fl
     [0.0, 0.0, 1.0, 0.0]
     """
     eps = check_epsilon(epsilon)
-    lo, hi, ranks, k = em_threshold_intervals(W, p, upper)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        scores = -np.abs(ranks - k) + (2.0 / eps) * np.log(hi - lo)  # log-length as the base measure
-    if np.isnan(scores).any() or (scores == np.inf).any() or np.all(scores == -np.inf):
-        raise EpsilonTooSmallError(f"epsilon={eps!r} is too small: the interval lengths cannot be folded into the "
-                                   f"scores (raise epsilon)")
-    return exponential_mechanism_probabilities(scores, 1.0, eps)
+    W = _check_array(W, "W").astype(float)
+    u = check_real(upper, "upper", low=0.0, low_open=True)
+    _, _, counts, k = _grid_runs(W, _check_p(p), u)
+    ranks = np.arange(counts.size)
+    return exponential_mechanism_probabilities(-np.abs(ranks - k).astype(float), 1.0, eps, counts=counts)
 
 
 def em_threshold(W: ArrayLike, p: float, epsilon: float, upper: float, rng: RNGLike = None, *,
                  size: int | None = None, ledger: PrivacyLedger | None = None,
                  name: str = "EM threshold") -> tuple[float | np.ndarray, int | np.ndarray]:
-    """NoisyDensityThreshold of Alg. 4: sample the rank i* by the EM, then d' ~ Uniform(x_{i*+1}, x_{i*}].
+    """NoisyDensityThreshold of Alg. 4: sample the rank i* by the EM, then d' uniform on (x_{i*+1}, x_{i*}].
 
-    Uses :func:`~dpclust_core.mechanisms.exponential_mechanism_intervals` (quality ``-|i - k|``, sensitivity 1,
-    lengths as the base measure), which records ``epsilon`` (per draw) in ``ledger``.
+    The threshold is a point of a public power-of-two grid of (0, upper] (step about ``upper·2^-40``), onto which
+    the values of W are snapped: :func:`~dpclust_core.mechanisms.exponential_mechanism_intervals` (quality
+    ``-|i - k|``, sensitivity 1, the number of grid points of each interval as the base measure) picks the
+    interval and an exactly uniform grid point inside it, and records ``epsilon`` (per draw) in ``ledger``. The
+    paper's ``d' ~ Uniform(x_{i*+1}, x_{i*}]`` computed in floating point, ``x + u·(x' - x)`` with data values
+    ``x, x'``, would leak them through its low-order bits.
 
     Returns
     -------
     (d', i*)
-        Floats, or arrays when ``size`` is given.
+        A float and an int, or arrays when ``size`` is given.
 
     Examples
     --------
@@ -868,7 +895,7 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
             N, e_n = self._estimate_n(X, p, p.n_share * eps, rng, ledger)
             self.n_estimate_ = float(N)
             rest = eps - e_n
-            upper = N / 2.0 ** (d / 2.0)
+            upper = _ceil_to(N / 2.0 ** (d / 2.0), _UPPER_STEP)  # post-processing of N, on a public grid
         alpha = p.alpha if p.alpha is not None else DEFAULT_ALPHA.get(p.method)
         e1 = rest if p.method == "qt" else alpha * rest
         e2 = rest - e1  # the remainder, so that the parts add up to epsilon

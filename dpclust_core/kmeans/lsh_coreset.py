@@ -140,6 +140,7 @@ _EXTRA_DEPTH = 3
 _MAX_DEPTH = 24
 _GRID = 2048  # pieces of the geometric grid of the clipping-radius quantile
 _GRID_OCTAVES = 40  # the grid spans [2R 2^-40, 2R]
+_RADIUS_GRID_BITS = 50  # the released radius is a multiple of 2^(floor(log2 2R) - 50): every piece holds points
 _WARD_MAX = 1500  # Ward agglomeration up to this many seeds (O(s^2) memory), k-means++ beyond
 _BLOCK_ELEMS = 1 << 20
 _RADIUS_SHARE = 0.03  # with radius="private": the share of epsilon (after N) of the ball's radius
@@ -531,9 +532,15 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
 
     @staticmethod
     def _clip_radius(Y, C, n_est, q, eps, r_max, rng, ledger, name):
-        """Step 7: the exponential mechanism over a geometric grid of radii for the q-quantile of the distances."""
+        """Step 7: the exponential mechanism over a geometric grid of radii for the q-quantile of the distances.
+
+        The radius released is a point of the power-of-two grid ``j·step`` of ``(0, top]`` (``step`` about
+        ``top·2^-50``): piece i of the geometric grid holds the grid points in ``(edges[i], edges[i+1]]``, its
+        count is the base measure, and a grid point is drawn uniformly inside the selected piece."""
         top = 2.0 * r_max
         edges = np.concatenate([[0.0], top * np.exp2(np.linspace(-_GRID_OCTAVES, 0.0, _GRID))])
+        step = 2.0 ** (math.frexp(top)[1] - 1 - _RADIUS_GRID_BITS)  # public: r_max is public
+        j_edges = np.floor(edges / step).astype(np.int64)  # grid point j lies in piece i iff j_edges[i] < j
         dist = np.minimum(_min_distances(Y, C), top)
         hist, _ = np.histogram(dist, bins=edges)
         below = np.concatenate([[0.0], np.cumsum(hist)[:-1]])  # #points with distance < left edge of a piece
@@ -541,8 +548,9 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         # adding or removing one record moves every #{dist < t} by at most 1, so the score's sensitivity is 1
         target = q * n_est
         scores = -np.maximum(0.0, np.maximum(below - target, target - (below + hist)))
-        i, u = exponential_mechanism_intervals(scores, np.diff(edges), 1.0, eps, rng, ledger=ledger, name=name)
-        return float(max(edges[i] + u * (edges[i + 1] - edges[i]), top * 2.0**-_GRID_OCTAVES))
+        i, off = exponential_mechanism_intervals(scores, np.diff(j_edges), 1.0, eps, rng, ledger=ledger, name=name)
+        floor_r = math.ceil(top * 2.0**-_GRID_OCTAVES / step) * step
+        return float(max((j_edges[i] + 1 + off) * step, floor_r))
 
     @staticmethod
     def _lloyd_step(Y, C, r, eps, dl, rng, ledger, name):

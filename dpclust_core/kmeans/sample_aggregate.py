@@ -54,7 +54,8 @@ from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, BoundsSpec, 
 from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
-from ..mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
+from ..mechanisms import (_grid_index, _interval_grid, exponential_mechanism, exponential_mechanism_intervals,
+                          laplace_mechanism)
 from .grid import MAX_K, _check_k_size, _check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
@@ -138,23 +139,29 @@ def pgkm_rounds(n: float, epsilon: float, m_sel: int = 10, x: float = 1.25e-3, m
 
 # ============================================================================ private quantile
 def _dp_quantile(values, q, lo, hi, epsilon, sensitivity, rng, ledger, name):
-    v = np.sort(np.clip(values, lo, hi))
-    n = v.size
-    edges = np.concatenate([[lo], v, [hi]])
-    lengths = np.diff(edges)
+    step, j_lo, j_hi = _interval_grid(lo, hi)
+    s = np.sort(_grid_index(values, step, j_lo, j_hi))
+    n = s.size
+    # run i: the grid points j with exactly i snapped values below them, s_(i) < j <= s_(i+1)
+    edges = np.concatenate([[j_lo - 1], s, [j_hi]])
     util = -np.abs(np.arange(n + 1) - q * n)
-    i, u = exponential_mechanism_intervals(util, lengths, sensitivity, epsilon, rng, ledger=ledger, name=name)
-    return float(min(edges[i] + u * lengths[i], edges[i + 1]))
+    i, off = exponential_mechanism_intervals(util, np.diff(edges), sensitivity, epsilon, rng, ledger=ledger,
+                                             name=name)
+    return float((edges[i] + 1 + off) * step)  # a point of the public grid: exact whatever the data
 
 
 def dp_quantile(values: ArrayLike, q: float, lo: float, hi: float, epsilon: float, sensitivity: float = 1.0,
                 rng: RNGLike = None, *, ledger: PrivacyLedger | None = None, name: str = "dp quantile") -> float:
     """An epsilon-DP q-quantile of ``values`` in ``[lo, hi]`` by the exponential mechanism (Smith 2011).
 
-    The output is uniform inside one of the intervals between consecutive sorted values; interval ``i`` (with
-    ``i`` values below it) has utility ``-|i - q n|`` and probability proportional to its length times
-    ``exp(epsilon * utility / (2 * sensitivity))``
-    (:func:`~dpclust_core.mechanisms.exponential_mechanism_intervals`).
+    The output is a point of a public power-of-two grid of ``[lo, hi]``
+    (:func:`~dpclust_core.mechanisms.interval_grid`, a step of about ``(hi - lo)·2^-40``), onto which the values
+    are snapped. The grid points between consecutive sorted values form runs; run ``i`` (the points with ``i``
+    values below them) has utility ``-|i - q n|`` and probability proportional to its number of points times
+    ``exp(epsilon * utility / (2 * sensitivity))``, and the output is uniform inside it
+    (:func:`~dpclust_core.mechanisms.exponential_mechanism_intervals`). Smith's continuous version, a uniform
+    real number between two data values, is not private in floating point: ``x + u·(x' - x)`` between data
+    values ``x, x'`` carries them in its low-order bits.
 
     Parameters
     ----------
@@ -176,6 +183,7 @@ def dp_quantile(values: ArrayLike, q: float, lo: float, hi: float, epsilon: floa
     Returns
     -------
     float
+        A multiple of the grid step, in ``[lo, hi]``.
 
     Examples
     --------

@@ -134,7 +134,9 @@ def test_mostly_zero_and_constant_and_extreme_columns():
     assert np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(low < high)
     check_bounds((low, high), 5)  # usable as public bounds
     inside = ((X >= low) & (X <= high)).mean(axis=0)
-    assert inside[0] >= 0.95  # the zeros do not hide the non-zero values' scale
+    # the zeros do not hide the non-zero values' scale (which would leave only the zeros, 0.8, inside);
+    # measured 0.91-0.98 over seeds, 0.948 on average
+    assert inside[0] >= 0.9
     assert inside[1] == 1.0 and inside[2] == 1.0
     assert inside[4] >= 0.95
     # beyond the public range 2^-64..2^64 the guarantee holds but the box cannot reach the data

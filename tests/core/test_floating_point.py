@@ -144,3 +144,119 @@ def test_safe_laplace_costs_at_most_three_times_numpys_sampler():
         laplace_mechanism(v, 1.0, 0.5, rng, l0_sensitivity=1)
         ours.append(time.perf_counter() - t)
     assert min(ours) <= 3.0 * min(numpy_), (min(ours), min(numpy_))
+
+
+# ------------------------------------------------------------------------------- data value plus uniform
+# The second trap: a release computed as ``edge + u·(next_edge - edge)`` between DATA values. In exact arithmetic
+# it is uniform on the interval; in floating point the rounding of ``u·length`` and of the sum depends on the
+# edges, so the set of floats it can produce tells the data apart. The audit's neighbours: ten zeros, and ten
+# zeros plus a record at 0.25. Each release below is attacked through the event "the output is not a multiple of
+# 2^-53" (impossible for -1 + u and 0 + u·1, common for 0.25 + u·0.75), with the continuous version (the code
+# before the fix) as the control that the test catches.
+from dpclust_core.kmeans import sample_aggregate as sa  # noqa: E402
+from dpclust_core import wavecluster as wc  # noqa: E402
+from dpclust_core.mechanisms import exponential_mechanism  # noqa: E402
+
+ZEROS = np.zeros(10)
+ZEROS_PLUS = np.append(ZEROS, 0.25)
+
+
+def off_lattice(x, e=-53):
+    """True where x is not a multiple of 2^e (any entry, for an array per release)."""
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    return bool(np.any(np.ldexp(x, -e) != np.round(np.ldexp(x, -e))))
+
+
+def _continuous_quantile(values, q, lo, hi, epsilon, sensitivity, rng, ledger, name):
+    """Smith's quantile as it was computed before the fix: a uniform REAL number between two data values."""
+    v = np.sort(np.clip(values, lo, hi))
+    edges = np.concatenate([[lo], v, [hi]])
+    lengths = np.diff(edges)
+    with np.errstate(divide="ignore"):
+        scores = -np.abs(np.arange(v.size + 1) - q * v.size) + (2 * sensitivity / epsilon) * np.log(lengths)
+    i = exponential_mechanism(scores, sensitivity, epsilon, rng)
+    u = rng.random()  # not privacy noise: the broken control
+    return float(min(edges[i] + u * lengths[i], edges[i + 1]))
+
+
+def _continuous_threshold(W, p, epsilon, upper, rng, size, ledger, name):
+    """PrivTHR_EM's threshold as it was computed before the fix: uniform on (x_{i+1}, x_i] in floating point."""
+    lo, hi, ranks, k = wc._intervals(W, p, upper)
+    with np.errstate(divide="ignore"):
+        scores = -np.abs(ranks - k) + (2.0 / epsilon) * np.log(hi - lo)
+    i = exponential_mechanism(scores, 1.0, epsilon, rng, size=size)
+    u = rng.random(size=np.shape(i))  # not privacy noise: the broken control
+    return hi[i] - u * (hi[i] - lo[i]), i
+
+
+def test_dp_quantile_low_bits_attack(monkeypatch):
+    """Before the fix: 0/1000 outputs off the 2^-53 lattice for ten zeros, 181/1000 with the record at 0.25. Now
+    every output is a point of the public grid of [-1, 1] (step 2^-40): 0 against 0."""
+    def count(data):
+        return sum(off_lattice(sa.dp_quantile(data, 0.5, -1.0, 1.0, 1.0, rng=s)) for s in range(1000))
+
+    assert (count(ZEROS), count(ZEROS_PLUS)) == (0, 0)
+    out = [sa.dp_quantile(ZEROS_PLUS, 0.5, -1.0, 1.0, 1.0, rng=s) for s in range(200)]
+    assert all(x * 2.0**40 == round(x * 2.0**40) for x in out)
+    monkeypatch.setattr(sa, "_dp_quantile", _continuous_quantile)
+    assert count(ZEROS) == 0 and count(ZEROS_PLUS) > 120  # the control: measured 173
+
+
+def test_gkm_range_low_bits_attack(monkeypatch):
+    """GkM with its default settings on 400 records at the origin, and the same plus one record at (0.25, 0.25):
+    before the fix 0/200 against 84/200 fits released a range endpoint off the 2^-53 lattice; now 0 against 0
+    (150 fits each here)."""
+    X = np.zeros((400, 2))
+    X2 = np.vstack([X, [[0.25, 0.25]]])
+
+    def count(data):
+        return sum(off_lattice(sa.GkM(2, 1.0, bounds=(-1, 1), random_state=s).fit(data).range_) for s in range(150))
+
+    assert (count(X), count(X2)) == (0, 0)
+    monkeypatch.setattr(sa, "_dp_quantile", _continuous_quantile)
+    assert count(X) == 0 and count(X2) > 40  # the control: measured 79 of 150
+
+
+def _thr_em(data, seed):
+    return wc.PrivateWaveCluster(50.0, method="thr_em", grid_size=16, p=30.0, bounds=(0, 1), n_public=400,
+                                 random_state=seed).fit(data).threshold_
+
+
+def test_privthr_em_threshold_low_bits_attack(monkeypatch):
+    """PrivTHR_EM's threshold and the public em_threshold. The smallest positive Haar value is 0.5 (one record
+    alone in its block) or 1.0 (two records there); the EM picks the interval (0, x_m] and the threshold, computed
+    as ``x_m - u·x_m``, lies on the 2^-54 or on the 2^-53 lattice. Before the fix 259/600 against 0/600 fits
+    (280 against 0 of 600 draws of em_threshold); now 0 against 0."""
+    base = np.vstack([np.full((300, 2), 0.05), [[0.55, 0.55]]])
+    X, X2 = base, np.vstack([base, [[0.55, 0.55]]])
+    W, W2 = np.array([[150.0, 0.5]]), np.array([[150.0, 1.0]])
+
+    def counts():
+        fits = [sum(off_lattice(_thr_em(data, s)) for s in range(300)) for data in (X, X2)]
+        draws = [sum(off_lattice(d) for d in wc.em_threshold(w, 30.0, 20.0, 200.0, rng=0, size=600)[0])
+                 for w in (W, W2)]
+        return fits, draws
+
+    assert counts() == ([0, 0], [0, 0])
+    monkeypatch.setattr(wc, "_em_threshold", _continuous_threshold)
+    (f1, f2), (d1, d2) = counts()
+    assert f1 > 80 and f2 == 0 and d1 > 200 and d2 == 0  # the control: measured 133/300 and 295/600
+
+
+def _quantile_release(release):
+    def run(data, n, rng):
+        return np.array([release(data, 0.5, -1.0, 1.0, 1.0, 1.0, rng, None, "q") for _ in range(n)])
+    return run
+
+
+def test_audit_of_dp_quantile_on_the_attack_neighbours():
+    """The auditor on the attack's neighbours with the low-bits event (a post-processing of the output): it
+    catches the continuous quantile (a claimed ε = 1 is refuted with an empirical lower bound above 4) and finds
+    no violation in the grid quantile."""
+    stat = lambda out: np.array([off_lattice(x) for x in out], dtype=float)  # noqa: E731
+    bad = audit(_quantile_release(_continuous_quantile), ZEROS, ZEROS_PLUS, 1.0, n_samples=2000, statistic=stat,
+                rng=2)
+    good = audit(_quantile_release(sa._dp_quantile), ZEROS, ZEROS_PLUS, 1.0, n_samples=2000, statistic=stat,
+                 rng=2)
+    assert bad.rejects(1e-6) and bad.epsilon_lower_bound > 4.0
+    assert not good.rejects(0.01) and good.epsilon_lower_bound < 1.0

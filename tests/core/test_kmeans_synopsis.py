@@ -26,7 +26,7 @@ from dpclust_core.kmeans import (EUGkM, GkM, HybridKMeans, MkM, PGkM, UGkM, best
 from dpclust_core.kmeans import grid as grid_mod
 from dpclust_core.kmeans import sample_aggregate as sa_mod
 from dpclust_core.kmeans.sample_aggregate import dp_quantile, gkm_noise_scale
-from dpclust_core.mechanisms import exponential_mechanism_intervals, laplace_mechanism
+from dpclust_core.mechanisms import exponential_mechanism_intervals, interval_grid, laplace_mechanism
 from dpclust_core.metrics import nicv
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -212,14 +212,15 @@ def test_dp_quantile_accuracy_and_mechanism():
     v = np.linspace(-0.5, 0.5, 2001)
     out = [dp_quantile(v, 0.5, -1, 1, 5.0, 1.0, rng=s) for s in range(30)]
     assert abs(np.median(out)) < 0.01
-    # it IS the interval exponential mechanism: same draws from an identically seeded generator
+    # it IS the exponential mechanism over runs of a public grid: same draws from an identically seeded generator
     vals = np.array([0.1, -0.3, 0.7, 0.2])
     led = PrivacyLedger()
     x = dp_quantile(vals, 0.25, -1.0, 1.0, 0.7, 2.0, rng=np.random.default_rng(9), ledger=led, name="q")
-    edges = np.concatenate([[-1.0], np.sort(vals), [1.0]])
-    i, u = exponential_mechanism_intervals(-np.abs(np.arange(5) - 0.25 * 4), np.diff(edges), 2.0, 0.7,
-                                           np.random.default_rng(9))
-    assert x == pytest.approx(edges[i] + u * (edges[i + 1] - edges[i]), rel=1e-12)
+    step, j_lo, j_hi = interval_grid(-1.0, 1.0)
+    edges = np.concatenate([[j_lo - 1], np.sort(np.rint(vals / step)).astype(np.int64), [j_hi]])
+    i, off = exponential_mechanism_intervals(-np.abs(np.arange(5) - 0.25 * 4), np.diff(edges), 2.0, 0.7,
+                                             np.random.default_rng(9))
+    assert x == (edges[i] + 1 + off) * step and x / step == np.round(x / step)
     (entry,) = led.entries
     assert entry.epsilon == 0.7 and entry.sensitivity == 2.0
 
@@ -494,9 +495,11 @@ def test_gkm_and_pgkm_stay_near_the_data_in_high_dimension():
     X, _ = _mixture()
     trivial = nicv(X, np.zeros((1, X.shape[1])))
     g_thesis = GkM(8, 1.0, bounds=B, aggregate="clip", random_state=0).fit(X)
-    g = GkM(8, 1.0, bounds=B, random_state=0).fit(X)
     assert nicv(X, g_thesis.scaled_centers_) > 10 * trivial
-    assert nicv(X, g.scaled_centers_) < 1.5 * trivial
+    # the posterior mean varies with the draws (measured 1.1-1.7 times the trivial NICV over 10 seeds): the
+    # median of 5 seeds
+    ratios = [nicv(X, GkM(8, 1.0, bounds=B, random_state=s).fit(X).scaled_centers_) / trivial for s in range(5)]
+    assert np.median(ratios) < 1.5
     p_thesis = PGkM(8, 1.0, bounds=B, pool_size=40, n_select=4, init_spread=1.0, random_state=0).fit(X)
     p = PGkM(8, 1.0, bounds=B, pool_size=40, n_select=4, random_state=0).fit(X)
     assert nicv(X, p_thesis.scaled_centers_) > 10 * trivial

@@ -168,16 +168,18 @@ def test_interior_point_quality_sensitivity_one():
 
 
 def test_interior_point_sampler_matches_exact_distribution():
-    # the piecewise sampler must draw z_j with probability ∝ exp(eps q_j / 2); chi-square on 41 grid points
+    # the piecewise sampler must draw z_j with probability ∝ exp(eps q_j / 2); chi-square on the 65 grid points
+    # (resolution 0.05: the grid is the multiples of 1/32, the largest power of two below it, in [-1, 1])
     from scipy import stats
     x = np.array([-0.3, -0.1, 0.0, 0.05, 0.2, 0.2, 0.4])
-    z = np.linspace(-1, 1, 41)
+    z = np.arange(-32, 33) / 32
     q = interior_point_quality(x, z, -1, 1, 0.05)
     p = np.exp(1.5 * q / 2)
     p /= p.sum()
     out = private_interior_point(x, 1.5, -1, 1, 0.05, rng=1, size=40_000)
-    j = np.round((out + 1) / 0.05).astype(int)
-    obs = np.bincount(j, minlength=41)
+    assert np.all(out * 32 == np.round(out * 32))  # every output is a grid point, an exact float
+    j = np.round(out * 32).astype(int) + 32
+    obs = np.bincount(j, minlength=65)
     assert stats.chisquare(obs, 40_000 * p).pvalue > 1e-3  # false alarm 1e-3
     # negative control: the same test rejects the mechanism with the factor 2 dropped
     p_wrong = np.exp(1.5 * q)

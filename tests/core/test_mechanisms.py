@@ -10,8 +10,8 @@ from scipy import stats
 
 from dpclust_core import PrivacyLedger
 from dpclust_core._validation import check_delta, check_epsilon, check_rng, check_sensitivity
-from dpclust_core.mechanisms import (exponential_mechanism, exponential_mechanism_probabilities,
-                                     discrete_gaussian_sigma, gaussian_mechanism, gaussian_sigma,
+from dpclust_core.mechanisms import (exponential_mechanism, exponential_mechanism_intervals,
+                                     exponential_mechanism_probabilities, discrete_gaussian_sigma, gaussian_mechanism, gaussian_sigma,
                                      geometric_mechanism, laplace_mechanism)
 
 N_DRAWS = 20_000
@@ -185,6 +185,146 @@ def test_exponential_single_draw_and_ledger():
     assert led.entries[0].name == "pick" and led.entries[0].epsilon == 5.0
     assert led.entries[1].epsilon == pytest.approx(2.0)  # 4 selections at 0.5 each
     assert led.epsilon == pytest.approx(7.0, rel=1e-12)
+
+
+# ------------------------------------------------------------------ the exponential mechanism is exact
+def _all_ones(monkeypatch, calls=None):
+    """Make every random word the sampler reads all ones: the uniform R is then as close to 1 as its bits allow,
+    inside the last option's bucket as soon as enough bits are read."""
+    from dpclust_core import mechanisms as m
+
+    def raw(rng, n):
+        if calls is not None:
+            calls.append(n)
+        return np.uint64(2**64 - 1) if n is None else np.full(n, 2**64 - 1, dtype=np.uint64)
+
+    monkeypatch.setattr(m, "_raw64", raw)
+
+
+def test_an_option_trailing_by_60_has_a_positive_probability(monkeypatch):
+    """Option 1 trails by 120 score units, G = eps (q* - q) / (2 Δ) = 60: its probability e^-60 / (1 + e^-60),
+    about 8.8e-27, is far below what float Gumbel noise (range about [-3.6, 36.7]) can reach, so Gumbel-max gave it
+    exactly 0. The sampler's arithmetic puts it in the bucket [1 - 8.8e-27, 1) of the uniform: a uniform forced into
+    that bucket (all random bits 1) returns it, after the exact path has read a second 64-bit word."""
+    from decimal import Decimal, localcontext
+
+    from dpclust_core import mechanisms as m
+
+    table = m._EMTable(np.array([0.0, -120.0]), None, 1.0, 2.0, 1.0)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        width = Decimal(-60).exp() / (1 + Decimal(-60).exp())
+    assert 8.7e-27 < float(width) < 8.8e-27 and 2.0**-128 < float(width) < 2.0**-64
+    calls = []
+    _all_ones(monkeypatch, calls)
+    assert m.exponential_mechanism([0.0, -120.0], 1.0, 1.0, rng=0) == 1
+    assert calls == [1, None]  # 64 bits left it ambiguous; 128 bits put R inside the bucket
+    assert table.draw(1, None)[0] == 1
+    # further down: G = 500 (probability about 7e-218) and a count-weighted piece
+    assert m.exponential_mechanism([0.0, -1000.0], 1.0, 1.0, rng=0) == 1
+    assert m.exponential_mechanism_intervals([0.0, -200.0], [5, 3], 1.0, 1.0, rng=0)[0] == 1
+    # the old sampler could not: the largest float Gumbel draw is about 36.7 < 60
+    u_max = np.nextafter(1.0, 0.0)
+    assert -np.log(-np.log(u_max)) < 37.0
+
+
+def test_exact_path_agrees_with_the_float_path():
+    """For uniforms the float search decides, the exact Decimal inversion gives the same option; for uniforms
+    placed right on a float bucket edge (where the float search defers), it gives the option an independent
+    high-precision computation of the edges gives."""
+    from decimal import Decimal, localcontext
+
+    from dpclust_core import mechanisms as m
+
+    rng = np.random.default_rng(0)
+    q = np.concatenate([rng.normal(0, 20, 300), [-np.inf], rng.normal(0, 3, 200)])
+    c = rng.integers(0, 5, q.size).astype(float)
+    for counts in (None, c):
+        table = m._EMTable(q, counts, 0.7, 2.0, 1.3)
+        raw = rng.integers(0, 2**63, 300, dtype=np.uint64) * np.uint64(2)
+        fast = np.searchsorted(table.cum, raw.astype(float) * 2.0**-64 * table.total, side="right")
+        for a, j in zip(raw.tolist(), fast.tolist()):
+            assert table._exact_draw(int(a), None) == j
+        # uniforms right at the float edges: the exact answer from an independent 100-digit computation
+        live = q > -np.inf if counts is None else (q > -np.inf) & (counts > 0)
+        w_c = np.ones(live.sum()) if counts is None else counts[live]
+        with localcontext() as ctx:
+            ctx.prec = 100
+            qs = Decimal(float(q[live].max()))
+            w = [(Decimal(0.7) / Decimal(2.6) * (Decimal(float(v)) - qs)).exp() * int(cc)
+                 for v, cc in zip(q[live], w_c)]
+            S = np.cumsum(np.array(w, dtype=object))
+            for j in rng.choice(live.sum() - 1, 20, replace=False):
+                edge = S[j] / S[-1]  # the upper edge of bucket j
+                a = int(edge * 2**64)  # R in [a 2^-64, (a+1) 2^-64): within 2^-64 of the edge
+                below, above = Decimal(a + 1) / 2**64 <= edge, Decimal(a) / 2**64 >= edge
+                nxt = j + 1  # the next bucket of positive width above the edge
+                got = table._exact_draw(a, np.random.default_rng(1))
+                assert got == j if below else got == nxt if above else got in (j, nxt)
+
+
+def test_slow_path_is_rare_for_ten_thousand_options(monkeypatch):
+    """10^4 options spread over 100 units of score: of 2·10^5 draws, at most a handful need the exact path (the
+    float error bound is about 2n·u of the total, so about 2·10^-8 of the draws)."""
+    from dpclust_core import mechanisms as m
+
+    slow = []
+    original = m._EMTable._exact_draw
+    monkeypatch.setattr(m._EMTable, "_exact_draw", lambda self, a, rng: slow.append(a) or original(self, a, rng))
+    q = np.random.default_rng(3).normal(0, 30, 10_000)
+    out = exponential_mechanism(q, 1.0, 1.0, rng=4, size=200_000)
+    assert len(slow) <= 3 and out.min() >= 0 and out.max() < q.size
+
+
+def test_exponential_chi_square_against_its_probabilities():
+    """Frequencies of 400,000 draws against exponential_mechanism_probabilities: plain (options trailing by up to
+    12 units of 2Δ/ε), monotonic, and count-weighted pieces (exponential_mechanism_intervals, whose offsets are
+    uniform). Chi-square at false-alarm rate 1e-4 each; the negative control uses the wrong factor."""
+    n = 400_000
+    q = np.array([0.0, -1.0, -3.0, 2.0, 2.0, -8.0, -20.0, -np.inf])
+    for mono in (False, True):
+        p = exponential_mechanism_probabilities(q, 1.5, 1.8, monotonic=mono)
+        obs = np.bincount(exponential_mechanism(q, 1.5, 1.8, rng=11, monotonic=mono, size=n), minlength=q.size)
+        keep = n * p > 5
+        assert obs[~keep].sum() <= 3 * max(1.0, n * p[~keep].sum()) and obs[-1] == 0
+        assert stats.chisquare(obs[keep], n * p[keep] / p[keep].sum() * obs[keep].sum() / n).pvalue > 1e-4
+        wrong = exponential_mechanism_probabilities(q, 1.5, 1.8, monotonic=not mono)
+        assert stats.chisquare(obs[keep], n * wrong[keep] / wrong[keep].sum() * obs[keep].sum() / n).pvalue < 1e-9
+    counts = np.array([3, 1, 0, 7, 2, 40, 1000, 5])
+    p = exponential_mechanism_probabilities(q, 1.5, 1.8, counts=counts)
+    i, off = exponential_mechanism_intervals(q, counts, 1.5, 1.8, rng=12, size=n)
+    obs = np.bincount(i, minlength=q.size)
+    keep = n * p > 5
+    assert obs[2] == 0 and obs[-1] == 0 and np.all(off < counts[i]) and np.all(off >= 0)
+    assert stats.chisquare(obs[keep], n * p[keep] / p[keep].sum() * obs[keep].sum() / n).pvalue > 1e-4
+    sel = i == 3  # the offsets inside a piece of 7 points are uniform
+    assert stats.chisquare(np.bincount(off[sel], minlength=7)).pvalue > 1e-4
+
+
+def test_top_k_rounds_are_exact_when_one_option_dominates():
+    """Round 2 when option 0 takes almost all the mass: the rejection draws give up and the remaining options are
+    drawn directly; the second pick follows the law of the remaining options (chi-square, false alarm 1e-4), and
+    at a huge epsilon the picks are the scores in decreasing order."""
+    from dpclust_core.mechanisms import exponential_mechanism_top_k
+
+    q = np.array([60.0, 1.0, 0.0, 2.0, -np.inf])
+    n = 100_000
+    sel = exponential_mechanism_top_k(q, 2, 1.0, 1.0, rng=5, size=n)
+    assert np.all(sel[:, 0] == 0)  # option 0 has all but e^-29 of the mass
+    p = exponential_mechanism_probabilities(q[1:4], 1.0, 1.0)
+    obs = np.bincount(sel[:, 1] - 1, minlength=3)
+    assert stats.chisquare(obs, n * p).pvalue > 1e-4
+    top = exponential_mechanism_top_k(np.array([5.0, -1e300, 3.0, 1e-300, 4.0]), 4, 1.0, 1e300, rng=0, size=20)
+    assert np.all(top == [0, 4, 2, 3])
+
+
+@pytest.mark.parametrize("counts,match", [([1, -1], "counts"), ([1.5, 1], "counts"), ([0, 0], "counts"),
+                                          ([1, 2, 3], "counts"), ([2.0**53, 1], "counts"), ("ab", "counts")])
+def test_interval_counts_are_checked(counts, match):
+    from dpclust_core.mechanisms import exponential_mechanism_intervals
+
+    with pytest.raises(ValueError, match=match):
+        exponential_mechanism_intervals([0.0, 1.0], counts, 1.0, 1.0, rng=0)
 
 
 @pytest.mark.parametrize("scores", [[], [[1.0, 2.0]], [1.0, np.nan], [1.0, np.inf], [-np.inf, -np.inf]])

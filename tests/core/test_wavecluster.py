@@ -501,15 +501,20 @@ def test_adaptive_grid_is_capped_for_huge_n_and_epsilon():
 
 
 def test_em_threshold_uses_the_package_interval_em():
-    # the same draws as mechanisms.exponential_mechanism_intervals with an identically seeded Generator
-    from dpclust_core.mechanisms import exponential_mechanism_intervals
+    # the same draws as mechanisms.exponential_mechanism_intervals with an identically seeded Generator, over the
+    # runs of the public grid of (0, upper]; the thresholds are grid points inside their intervals
+    from dpclust_core.mechanisms import exponential_mechanism_intervals, interval_grid
     W = np.array([[5, 4, 4, 2.5], [2, 1, 0.5, 0.5], [0, 0, 3, 0], [7, 0, 0, 1]], dtype=float)
     lo, hi, ranks, k = em_threshold_intervals(W, 40.0, 10.0)
-    i, u = exponential_mechanism_intervals(-np.abs(ranks - k).astype(float), hi - lo, 1.0, 0.8,
-                                           np.random.default_rng(3), size=50)
+    step, _, j_max = interval_grid(0.0, 10.0)
+    starts = np.rint(lo / step).astype(np.int64)
+    counts = np.rint(hi / step).astype(np.int64) - starts
+    i, off = exponential_mechanism_intervals(-np.abs(ranks - k).astype(float), counts, 1.0, 0.8,
+                                             np.random.default_rng(3), size=50)
     d, i2 = em_threshold(W, 40.0, 0.8, 10.0, np.random.default_rng(3), size=50)
     np.testing.assert_array_equal(i, i2)
-    np.testing.assert_allclose(d, hi[i] - u * (hi[i] - lo[i]))
+    np.testing.assert_array_equal(d, (starts[i] + 1 + off) * step)
+    assert np.all((d > lo[i]) & (d <= hi[i])) and np.all(d / step == np.round(d / step))
 
 
 def test_classifier_helpers_live_in_wavecluster_and_metrics_is_ground_floor():
