@@ -390,10 +390,10 @@ def test_bad_parameters_raise():
 
 @pytest.mark.parametrize("make", [
     lambda: EUGkM(3, 1e300, bounds=B, n_init=1, max_cells=10_000),
-    lambda: EUGkM(3, 1.0, bounds=B, n_init=1, n_public=1e308, max_cells=10_000),
+    lambda: EUGkM(3, 1.0, bounds=B, n_init=1, n_public=2.0**53, max_cells=10_000),
     lambda: EUGkM(3, 1.0, bounds=B, n_init=1, theta=1e-300, max_cells=10_000),
     lambda: UGkM(3, 1e300, bounds=B, n_init=1, max_cells=10_000),
-    lambda: MkM(3, 1.0, bounds=B, n_init=1, n_public=1e308, max_cells=10_000),
+    lambda: MkM(3, 1.0, bounds=B, n_init=1, n_public=2.0**53, max_cells=10_000),
     lambda: HybridKMeans(3, 1e300, bounds=B, n_init=1, max_cells=10_000),
 ])
 def test_huge_grids_are_capped_directly_without_a_loop(make):
