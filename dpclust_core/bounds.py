@@ -66,68 +66,63 @@ units of the data, giving ``weights`` to the columns that matter, or public doma
 """
 from __future__ import annotations
 
+import html
 import math
-import warnings
 
 import numpy as np
 
 from ._validation import (ArrayLike, BadTypeError, RNGLike, _is_int_scalar, budget_shares, check_data,
-                          check_epsilon, check_ledger, check_real, check_rng)
+                          check_epsilon, check_ledger, check_options, check_real, check_rng, is_dask_array,
+                          read_dask_rows)
 from .accounting import PrivacyLedger
-from .mechanisms import exponential_mechanism, exponential_mechanism_intervals
+from .mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
 
-__all__ = ["private_bounds"]
+__all__ = ["private_bounds", "PrivateBox", "BoundsDiagnostics", "UnreliableBoundsError"]
 
-#: Number of equal cells each private quantile search is cut into (the resolution of centre and edges).
+#: Number of equal cells each private quantile search is cut into (the resolution of the edges).
 GRID_CELLS = 2**14
-#: Number of equal cells of the median search (the centre only needs to be precise relative to the spread).
-CENTRE_CELLS = 2**10
+#: Number of equal cells of the median search. The exponential mechanism over cells of equal quality is the
+#: continuous one, so a finer grid costs nothing; it keeps the centre precise for data far from 0.
+CENTRE_CELLS = 2**14
 #: The quantile of the non-zero magnitudes ``|x|`` the scale step looks for (the median: the widest margin).
 SCALE_QUANTILE = 0.5
 #: The quantile of the non-zero deviations ``|x - c|`` the spread step looks for.
 SPREAD_QUANTILE = 0.85
 #: The spread is searched from ``2^(k1 - SPREAD_BELOW)`` to ``2^(k1 + SPREAD_ABOVE)`` around the scale ``2^k1``.
-SPREAD_BELOW, SPREAD_ABOVE = 12, 4
+#: ``SPREAD_ABOVE`` is 4, or 12 when the spread step has at least ``SPREAD_EVIDENCE`` nats of evidence against
+#: a too-wide candidate (``ε_spread (1 - s) N / (2 s)``, ``s = SPREAD_QUANTILE``, N the non-zero count's lower
+#: bound): its weak side is the ``1 - s`` share of the values above the candidate.
+SPREAD_BELOW, SPREAD_ABOVE, SPREAD_ABOVE_WIDE, SPREAD_EVIDENCE = 12, 4, 12, 10.0
 #: The spread is searched on half-octaves (the window then overshoots by a factor of at most sqrt(2)).
 SPREAD_BINS_PER_OCTAVE = 2
-#: The edge search window is ``c ± 2^(k2 / 2 + MARGIN_OCTAVES)`` for the spread half-octave ``k2``.
+#: The window is ``c ± 2^(k2 / 2 + MARGIN_OCTAVES)`` for the spread half-octave ``k2``.
 MARGIN_OCTAVES = 1.25
-#: Below this ``ε·N/d`` (with ``n_public`` given) the scale step is unreliable: :func:`private_bounds` warns.
-MIN_EPS_N_PER_COLUMN = 60
-#: How ``locate_share`` is split between the scale, centre and spread steps.
+#: The edges are searched in a window ``2^TAIL_WINDOW_OCTAVES`` times as wide (heavy tails reach beyond it).
+TAIL_WINDOW_OCTAVES = 0
+#: How the locating budget is split between the scale, centre and spread steps.
 LOCATE_SPLIT = (5 / 12, 3 / 12, 4 / 12)
+#: Share of each column's budget spent on the noisy count of its non-zero values.
+COUNT_SHARE = 0.1
+#: The noisy count is lowered to a one-sided lower confidence bound of this level before any rule uses it.
+COUNT_CONFIDENCE = 0.9
+#: A column is located reliably when its locating budget times N is at least this much.
+LOCATE_SIGNAL = 60.0
+#: A tail is searched (rather than the window kept) when its budget times ``(1 - quantile) N`` is at least this.
+TAIL_SIGNAL = 60.0
 _LOG2_LIMIT = 1000  # |log2 scale| allowed in log2_range: 2^(1000 + 6) is still a finite float
+_ROW_BLOCK = 1 << 16  # rows per block of the in-memory histograms (bounded temporaries)
 
 
-# ============================================================================================ one column
-def _quantile_quality(below, above, p):
-    """Quality ``-|(1 - p) below - p above|`` of a candidate with ``below``/``above`` records on its sides."""
-    return -np.abs((1.0 - p) * below - p * above)
-
-
-def _octave_scores(v, lo, kmin, kmax, s, per_octave=1):
-    """Qualities of the candidate scales ``2^(k/B)``, k = kmin..kmax (``B = per_octave``), for the ``s``
-    quantile of the non-zero ``|v|``.
-
-    Candidate ``k`` stands for the bin ``[2^((k-1)/B), 2^(k/B))`` (the first one reaching down to ``2^lo``, the
-    last one open above); its quality is minus the weighted rank distance from the bin to the quantile,
-    ``-max(0, g(lower edge), -g(upper edge))`` with ``g(t) = (1 - s) #{|v| < t} - s #{|v| >= t}``: 0 for the
-    bin that holds the quantile. Values below ``2^lo`` (zeros) are left out.
-    """
-    av = np.abs(v)
+# ============================================================================================ counts
+def _octave_counts(av, lo, kmin, kmax, per_octave=1):
+    """Counts of the magnitudes ``av >= 2^lo`` in the bins ``[2^((k-1)/B), 2^(k/B))``, k = kmin..kmax (``B =
+    per_octave``; values below the first bin fall into it, values above the last one into it)."""
     av = av[av >= 2.0**lo]
     if per_octave == 1:
         e = np.frexp(av)[1]  # |v| in [2^(e-1), 2^e), exactly
     else:
         e = np.floor(np.log2(av) * per_octave).astype(np.int64) + 1  # a fixed function of one value
-    e = np.clip(e, kmin, kmax)
-    cnt = np.bincount(e - kmin, minlength=kmax - kmin + 1)
-    incl = np.cumsum(cnt)
-    excl = incl - cnt
-    n = av.size
-    g_low = (1.0 - s) * excl - s * (n - excl)
-    g_high = (1.0 - s) * incl - s * (n - incl)
-    return -np.maximum(0.0, np.maximum(g_low, -g_high))
+    return np.bincount(np.clip(e, kmin, kmax) - kmin, minlength=kmax - kmin + 1)
 
 
 def _cell_counts(x, R, cells=GRID_CELLS):
@@ -139,6 +134,78 @@ def _cell_counts(x, R, cells=GRID_CELLS):
     return np.bincount(idx, minlength=cells + 1)
 
 
+_SPREAD_LEN = SPREAD_BINS_PER_OCTAVE * (SPREAD_BELOW + SPREAD_ABOVE_WIDE) + 1
+
+
+def _spread_range(k1, lo, wide=False):
+    """The half-octave indices ``(kmin, kmax)`` the spread is searched over, around the scale octave ``k1``."""
+    B = SPREAD_BINS_PER_OCTAVE
+    return B * max(int(k1) - SPREAD_BELOW, lo + 1), B * (int(k1) + (SPREAD_ABOVE_WIDE if wide else SPREAD_ABOVE))
+
+
+def _wide_spread(eps_spread, nz_low):
+    """Whether the spread may be searched up to ``2^(k1 + SPREAD_ABOVE_WIDE)`` (a public rule)."""
+    s = SPREAD_QUANTILE
+    return eps_spread * (1 - s) * nz_low / (2 * s) >= SPREAD_EVIDENCE
+
+
+def _column_counts(x, step, arg, lo, hi):
+    """The histogram of one column for one step, given the earlier (already released) selections ``arg``."""
+    if step == "scale":
+        return _octave_counts(np.abs(x), lo, lo + 1, hi + 1)
+    if step == "centre":
+        return _cell_counts(x, 2.0 ** (int(arg) + 1), CENTRE_CELLS)
+    with np.errstate(over="ignore"):
+        dev = x - arg[0]
+    if step == "spread":
+        kmin, kmax = arg[1], arg[2]
+        cnt = _octave_counts(np.nan_to_num(np.abs(dev), posinf=np.finfo(float).max), lo, kmin, kmax,
+                             SPREAD_BINS_PER_OCTAVE)
+        return np.pad(cnt, (0, _SPREAD_LEN - cnt.size))
+    return _cell_counts(dev, arg[1])  # "edges": window c ± W
+
+
+def _block_counts(block, step, args, lo, hi):
+    """Histograms of every column of one block of rows: an int64 array of shape (n_features, bins)."""
+    block = np.asarray(block, dtype=float)
+    return np.stack([_column_counts(np.ascontiguousarray(block[:, j]), step, args[j], lo, hi)
+                     for j in range(block.shape[1])])
+
+
+def _counts(X, step, args, lo, hi):
+    """The histograms of every column, summed over blocks of rows (exact integers, so the sum does not depend
+    on the blocks). A dask array is reduced on its workers: each block's histograms are computed where the
+    block lives and only these counts travel to the driver."""
+    if is_dask_array(X):
+        import dask
+
+        parts = [dask.delayed(_block_counts)(b, step, args, lo, hi) for b in X.to_delayed().ravel()]
+        return np.sum(dask.compute(*parts), axis=0)
+    total = None
+    for a in range(0, X.shape[0], _ROW_BLOCK):
+        c = _block_counts(X[a:a + _ROW_BLOCK], step, args, lo, hi)
+        total = c if total is None else total + c
+    return total
+
+
+# ============================================================================================ selections
+def _quantile_quality(below, above, p):
+    """Quality ``-|(1 - p) below - p above|`` of a candidate with ``below``/``above`` records on its sides."""
+    return -np.abs((1.0 - p) * below - p * above)
+
+
+def _octave_scores(cnt, s):
+    """Qualities of the bins of ``cnt`` (from :func:`_octave_counts`) for the ``s``-quantile of the values
+    counted: minus the weighted rank distance from the bin to the quantile, ``-max(0, g(lower edge),
+    -g(upper edge))`` with ``g(t) = (1 - s) #{v < t} - s #{v >= t}``; 0 for the bin that holds the quantile."""
+    incl = np.cumsum(cnt)
+    excl = incl - cnt
+    n = incl[-1] if incl.size else 0
+    g_low = (1.0 - s) * excl - s * (n - excl)
+    g_high = (1.0 - s) * incl - s * (n - incl)
+    return -np.maximum(0.0, np.maximum(g_low, -g_high))
+
+
 def _runs(scores):
     """Cut the cells into runs of equal quality: (starts, lengths, run qualities)."""
     starts = np.concatenate([[0], np.flatnonzero(np.diff(scores) != 0) + 1])
@@ -146,12 +213,11 @@ def _runs(scores):
     return starts, lengths, scores[starts]
 
 
-def _tail_runs(cnt, n, p, upper):
-    """Runs of cells with their qualities for the ``p`` quantile.
-
-    Lower edge ``low = e_j`` (cell j's lower edge): records below are those snapped to cells ``< j``. Upper edge
-    ``high = e_{j+1}``: records below are those snapped to cells ``<= j``.
-    """
+def _tail_runs(cnt, p, upper):
+    """Runs of cells with their qualities for the ``p`` quantile, from the cell counts ``cnt`` (the last one of
+    values beyond the window). Lower edge ``low = e_j`` (cell j's lower edge): records below are those snapped to
+    cells ``< j``. Upper edge ``high = e_{j+1}``: records below are those snapped to cells ``<= j``."""
+    n = cnt.sum()
     inclusive = np.cumsum(cnt[:-1])
     below = inclusive if upper else np.concatenate([[0], inclusive[:-1]])
     return _runs(_quantile_quality(below, n - below, p))
@@ -165,60 +231,249 @@ def _pick_cells(runs, sens, eps, rng, size, ledger, name):
     return starts[i] + rng.integers(0, lengths[i])
 
 
-def _bounds_1d(x, eps_steps, q, lo, hi, rng, *, size=None, ledger=None, name="x"):
-    """The five selections for one column; ``eps_steps = (scale, centre, spread, lower, upper)`` budgets.
+def _select_scale(cnt, lo, eps, rng, m, ledger, name):
+    s = SCALE_QUANTILE
+    return lo + 1 + exponential_mechanism(_octave_scores(cnt, s), max(s, 1 - s), eps, rng, size=m, ledger=ledger,
+                                          name=f"{name}: scale of |x| (EM)")
+
+
+def _select_centre(cnt, k1, eps, rng, m, ledger, name):
+    R = 2.0 ** (int(k1) + 1)
+    j = _pick_cells(_tail_runs(cnt, 0.5, upper=False), 0.5, eps, rng, m, ledger, f"{name}: median (EM)")
+    return -R + (j + 0.5) * (2.0 * R / CENTRE_CELLS)  # the middle of the cell: exact
+
+
+def _select_spread(cnt, kmin, kmax, eps, rng, m, ledger, name):
+    s = SPREAD_QUANTILE
+    return kmin + exponential_mechanism(_octave_scores(cnt[:kmax - kmin + 1], s), max(s, 1 - s), eps, rng, size=m,
+                                        ledger=ledger, name=f"{name}: spread of |x - median| (EM)")
+
+
+def _window(k2):
+    """Half-width ``W = 2^(k2/B + MARGIN_OCTAVES)`` of the window around the median for the spread bin ``k2``."""
+    return 2.0 ** (int(k2) / SPREAD_BINS_PER_OCTAVE + MARGIN_OCTAVES)
+
+
+def _select_edges(cnt, c, W, q, eps_low, eps_high, rng, m, ledger, name):
+    w = 2.0 * W / GRID_CELLS
+    alpha = 1.0 - q
+    a = _pick_cells(_tail_runs(cnt, alpha, upper=False), q, eps_low, rng, m, ledger,
+                    f"{name}: lower {alpha:g}-quantile (EM)")
+    b = _pick_cells(_tail_runs(cnt, q, upper=True), q, eps_high, rng, m, ledger,
+                    f"{name}: upper {q:g}-quantile (EM)")
+    return c + (-W + a * w), c + (-W + (b + 1) * w)
+
+
+def _ordered(low, high):
+    """Post-processing: the two edges are drawn independently and may cross or meet."""
+    lo_e, hi_e = np.minimum(low, high), np.maximum(low, high)
+    same = lo_e == hi_e
+    if np.any(same):
+        hi_e = np.where(same, np.nextafter(hi_e, np.inf), hi_e)
+    return lo_e, hi_e
+
+
+def _bounds_1d(x, eps_steps, q, lo, hi, rng, *, wide=False, size=None, ledger=None, name="x"):
+    """The selections for one column: ``eps_steps = (scale, centre, spread)`` budgets (the box is the window
+    around the median) or ``(scale, centre, spread, lower, upper)`` (the edges are searched inside it).
 
     Returns ``(k1, c, k2, low, high)``: scalars, or arrays of ``size`` independent draws (for simulations and
     audits: the later selections are drawn once per distinct earlier outcome, with ``size`` = its count).
     """
-    n = x.size
-    s1, s2 = SCALE_QUANTILE, SPREAD_QUANTILE
-    k1 = lo + 1 + exponential_mechanism(_octave_scores(x, lo, lo + 1, hi + 1, s1), max(s1, 1 - s1), eps_steps[0],
-                                        rng, size=size, ledger=ledger, name=f"{name}: scale of |x| (EM)")
-    k1 = np.atleast_1d(k1)
+    x = np.asarray(x, dtype=float)
+    cnt = _column_counts(x, "scale", None, lo, hi)
+    k1 = np.atleast_1d(_select_scale(cnt, lo, eps_steps[0], rng, size, ledger, name))
     cs = np.empty(k1.shape)
     for k in np.unique(k1):
         sel = k1 == k
         m = None if size is None else int(sel.sum())
-        R = 2.0 ** (int(k) + 1)
-        j = _pick_cells(_tail_runs(_cell_counts(x, R, CENTRE_CELLS), n, 0.5, upper=False), 0.5, eps_steps[1], rng,
-                        m, ledger, f"{name}: median (EM)")
-        cs[sel] = -R + (j + 0.5) * (2.0 * R / CENTRE_CELLS)  # the middle of the cell: exact
+        cs[sel] = _select_centre(_column_counts(x, "centre", k, lo, hi), k, eps_steps[1], rng, m, ledger, name)
     ks = np.empty(k1.shape, dtype=np.int64)
     for k, c in np.unique(np.column_stack([k1, cs]), axis=0):
         sel = (k1 == k) & (cs == c)
         m = None if size is None else int(sel.sum())
-        B = SPREAD_BINS_PER_OCTAVE
-        kmin, kmax = B * max(int(k) - SPREAD_BELOW, lo + 1), B * (int(k) + SPREAD_ABOVE)
-        with np.errstate(over="ignore"):
-            dev = np.nan_to_num(np.abs(x - c), posinf=np.finfo(float).max)
-        ks[sel] = kmin + exponential_mechanism(_octave_scores(dev, lo, kmin, kmax, s2, B), max(s2, 1 - s2),
-                                               eps_steps[2], rng, size=m, ledger=ledger,
-                                               name=f"{name}: spread of |x - median| (EM)")
-    low = np.empty(k1.shape)
-    high = np.empty(k1.shape)
-    alpha = 1.0 - q
-    for c, k in np.unique(np.column_stack([cs, ks]), axis=0):
-        sel = (cs == c) & (ks == k)
-        m = None if size is None else int(sel.sum())
-        W = 2.0 ** (int(k) / SPREAD_BINS_PER_OCTAVE + MARGIN_OCTAVES)
-        w = 2.0 * W / GRID_CELLS
-        with np.errstate(over="ignore"):
-            cnt = _cell_counts(x - c, W)
-        a = _pick_cells(_tail_runs(cnt, n, alpha, upper=False), q, eps_steps[3], rng, m, ledger,
-                        f"{name}: lower {alpha:g}-quantile (EM)")
-        b = _pick_cells(_tail_runs(cnt, n, q, upper=True), q, eps_steps[4], rng, m, ledger,
-                        f"{name}: upper {q:g}-quantile (EM)")
-        low[sel] = c + (-W + a * w)
-        high[sel] = c + (-W + (b + 1) * w)
-    # post-processing: the two edges are drawn independently and may cross
-    lo_e, hi_e = np.minimum(low, high), np.maximum(low, high)
-    same = lo_e == hi_e
-    if same.any():
-        hi_e[same] = np.nextafter(hi_e[same], np.inf)
+        kmin, kmax = _spread_range(k, lo, wide)
+        cnt = _column_counts(x, "spread", (c, kmin, kmax), lo, hi)
+        ks[sel] = _select_spread(cnt, kmin, kmax, eps_steps[2], rng, m, ledger, name)
+    W = np.array([_window(k) for k in ks])
+    low, high = cs - W, cs + W
+    if len(eps_steps) == 5:
+        for c, k in np.unique(np.column_stack([cs, ks]), axis=0):
+            sel = (cs == c) & (ks == k)
+            m = None if size is None else int(sel.sum())
+            Wk = _window(k) * 2.0**TAIL_WINDOW_OCTAVES
+            cnt = _column_counts(x, "edges", (c, Wk), lo, hi)
+            low[sel], high[sel] = _select_edges(cnt, c, Wk, q, eps_steps[3], eps_steps[4], rng, m, ledger, name)
+    low, high = _ordered(low, high)
     if size is None:
-        return int(k1[0]), float(cs[0]), int(ks[0]), float(lo_e[0]), float(hi_e[0])
-    return k1, cs, ks, lo_e, hi_e
+        return int(k1[0]), float(cs[0]), int(ks[0]), float(low[0]), float(high[0])
+    return k1, cs, ks, low, high
+
+
+# ============================================================================================ the result
+class BoundsDiagnostics:
+    """Per-column diagnostics of :func:`private_bounds`: a table with one row per column, computed from the
+    public inputs and the private releases only (never from the data).
+
+    ``rows`` is a list of dicts; ``to_frame()`` returns a pandas DataFrame; in a notebook the object displays
+    as an HTML table.
+    """
+
+    columns = ("column", "epsilon", "non-zero (lower bound)", "signal", "needed", "edges", "scale", "centre",
+               "spread", "low", "high", "consistent", "reliable")
+
+    def __init__(self, rows):
+        self.rows = [dict(r) for r in rows]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, j):
+        return self.rows[j]
+
+    @staticmethod
+    def _fmt(v):
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "NO"
+        if isinstance(v, (float, np.floating)):
+            return f"{v:.4g}"
+        return str(v)
+
+    def to_frame(self):
+        """The table as a :class:`pandas.DataFrame` (pandas is imported on use)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=list(self.columns)).set_index("column")
+
+    def _repr_html_(self):
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(self._fmt(r[c]))}</td>" for c in self.columns) + "</tr>"
+                       for r in self.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def __repr__(self):
+        cells = [list(self.columns)] + [[self._fmt(r[c]) for c in self.columns] for r in self.rows]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(self.columns))]
+        return "\n".join("  ".join(s.rjust(w) for s, w in zip(row, widths)) for row in cells)
+
+
+class PrivateBox(tuple):
+    """The box released by :func:`private_bounds`: a pair ``(low, high)`` of arrays that unpacks as a tuple and
+    is accepted as ``bounds=`` by every estimator, with the verdict attached.
+
+    Attributes
+    ----------
+    low, high : ndarray of shape (n_features,)
+    reliable : bool
+        Whether every column passed the rules of :func:`private_bounds` (a function of public inputs and private
+        releases only). An estimator given a box with ``reliable=False`` refuses it.
+    diagnostics : BoundsDiagnostics
+        One row per column.
+    advice : str
+        What would help when the box is not reliable (empty otherwise).
+    """
+
+    def __new__(cls, low, high, *, diagnostics=None, reliable=True, advice=""):
+        self = super().__new__(cls, (low, high))
+        self.diagnostics = diagnostics
+        self.reliable = bool(reliable)
+        self.advice = str(advice)
+        return self
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    @property
+    def low(self):
+        return self[0]
+
+    @property
+    def high(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"PrivateBox(low={self[0]!r}, high={self[1]!r}, reliable={self.reliable})"
+
+
+class UnreliableBoundsError(ValueError):
+    """:func:`private_bounds` could not find a reliable box at this budget. ``result`` holds the flagged
+    :class:`PrivateBox` when the whole budget was spent (``None`` when the refusal came from the noisy count
+    alone, before the columns were read), ``diagnostics`` the per-column table."""
+
+    def __init__(self, message, result=None, diagnostics=None):
+        super().__init__(message)
+        self.result = result
+        self.diagnostics = diagnostics
+
+
+# ============================================================================================ the rules
+def _n_lower(n_hat, eps_count):
+    """A one-sided ``COUNT_CONFIDENCE`` lower bound on a count from its release with Laplace noise of scale
+    ``1/eps_count``: ``P(noise > t) = exp(-t eps) / 2``."""
+    return n_hat - math.log(0.5 / (1.0 - COUNT_CONFIDENCE)) / eps_count
+
+
+def _tail_mode(eps_tail, q, n_low):
+    """Whether a tail of budget ``eps_tail`` is searched: ``eps_tail (q - 1/2) N >= TAIL_SIGNAL``, so that the
+    search rarely lands inside the bulk of the data (a candidate at the 3/4-quantile loses about
+    ``eps_tail (q - 3/4) N / 2`` nats against the target)."""
+    return eps_tail * (q - 0.5) * n_low >= TAIL_SIGNAL
+
+
+def _consistent(k1, c, k2, lo, wide):
+    """Checks of the released selections against each other (a function of the releases, never of the data).
+
+    The median of ``x`` is at most the median of the non-zero ``|x|`` in magnitude when most values are non-zero,
+    so it should not sit in the outermost cell of its grid ``[-2^(k1+1), 2^(k1+1)]``; the spread should not sit at
+    either end of its search range (the search was cut off there), nor be under two cells of the median's grid
+    (the window would then be set by the grid, not by the data)."""
+    kmin, kmax = _spread_range(k1, lo, wide)
+    cell = 2.0 ** (k1 + 2) / CENTRE_CELLS
+    spread = 2.0 ** (k2 / SPREAD_BINS_PER_OCTAVE)
+    return bool(abs(c) <= 2.0 ** (k1 + 1) - cell and kmin < k2 < kmax and spread >= 2.0 * cell)
+
+
+def _advice(rows, eps):
+    """What would help, from the public diagnostics: a public range, more ε, fewer columns."""
+    bad = [r for r in rows if not r["reliable"]]
+    if not bad:
+        return ""
+    cols = ", ".join(str(r["column"]) for r in bad[:8]) + (", ..." if len(bad) > 8 else "")
+    weak = [r for r in bad if r["signal"] < r["needed"]]
+    parts = [f"columns {cols} of {len(rows)} cannot be boxed reliably at epsilon={eps:g}"]
+    if weak:
+        worst = min(weak, key=lambda r: r["signal"])
+        parts.append(f"the locating budget times the number of non-zero values is {worst['signal']:.3g} in the "
+                     f"weakest column (column {worst['column']}: at least {max(worst['non-zero (lower bound)'], 0):.4g} "
+                     f"non-zero values, a lower confidence bound from its noisy count) and the method needs "
+                     f"{LOCATE_SIGNAL:g}")
+        helps = "what would help: a public range for these columns (bounds from domain knowledge)"
+        if worst["signal"] > 0:
+            need = eps * LOCATE_SIGNAL / worst["signal"]
+            ncols = int(len(rows) * worst["signal"] / LOCATE_SIGNAL)
+            helps += f", about epsilon >= {need:.2g} for the bounds"
+            helps += (f", or at most {ncols} columns at this epsilon (fewer columns, or weights that favour the "
+                      f"ones that matter)" if ncols >= 1 else ", or fewer columns")
+        else:
+            helps += ", a much larger epsilon, or fewer columns"
+        parts.append(helps)
+    if len(weak) < len(bad):
+        parts.append("in columns " + ", ".join(str(r["column"]) for r in bad if r not in weak)
+                     + " the released selections disagree with each other (the median beyond the scale, or "
+                       "the spread at the end of its search range): a public range for them, or more epsilon")
+    return "; ".join(parts)
+
+
+def _diag_row(j, eps_col, nz_low, eps_locate, tails, sel=None, lo=None, wide=False):
+    row = {"column": j, "epsilon": eps_col, "non-zero (lower bound)": nz_low, "signal": eps_locate * nz_low,
+           "needed": LOCATE_SIGNAL, "edges": "quantiles" if tails else "window", "scale": np.nan,
+           "centre": np.nan, "spread": np.nan, "low": np.nan, "high": np.nan, "consistent": False}
+    if sel is not None:
+        k1, c, k2, low, high = sel
+        row.update({"scale": 2.0 ** k1, "centre": c, "spread": 2.0 ** (k2 / SPREAD_BINS_PER_OCTAVE), "low": low,
+                    "high": high, "consistent": _consistent(k1, c, k2, lo, wide)})
+    row["reliable"] = bool(row["signal"] >= LOCATE_SIGNAL and row["consistent"])
+    return row
 
 
 # ============================================================================================ checks
@@ -267,32 +522,37 @@ def _split_budget(eps, shares):
 # ============================================================================================ public
 def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, locate_share: float = 0.6,
                    weights: ArrayLike | None = None, log2_range: tuple[int, int] = (-64, 64),
-                   n_public: float | None = None, random_state: RNGLike = None,
-                   ledger: PrivacyLedger | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   n_public: float | None = None, on_unreliable: str = "raise", random_state: RNGLike = None,
+                   ledger: PrivacyLedger | None = None) -> PrivateBox:
     """A private box ``(low, high)`` around the data, found with no public range (ε-DP, add/remove-one).
 
-    For every column: a private power-of-two scale of the magnitudes, a private median, a private power-of-two
-    spread around it, then private lower and upper quantiles in a window of two to four spreads around the
-    median (the module documentation gives the method, the qualities and their sensitivities). One extreme
-    record moves the box no more than any other record.
+    A noisy count of the records (unless ``n_public`` is given), then for every column: a private power-of-two
+    scale of the magnitudes, a private median and a private power-of-two spread around it, which give a window
+    of two to four spreads around the median; with enough records and budget the two edges are then searched
+    as private quantiles inside the window, otherwise the window is the box. The box is checked against rules
+    that read only the public inputs and the private releases, and refused (or flagged) when they fail. The
+    module documentation gives the method, the qualities, their sensitivities and the rules.
 
     Parameters
     ----------
-    X : array_like of shape (n_samples, n_features)
-        The private data: finite real numbers.
+    X : array_like or dask array of shape (n_samples, n_features)
+        The private data: finite real numbers. A dask array is reduced block by block on its workers (every
+        step is a histogram); only the counts travel to the driver, where the selections are drawn: the release
+        is the same as for the same data in memory and the same ``random_state``.
     epsilon : float
-        The total budget, finite and > 0. It is split over the columns by basic sequential composition (a record
-        has a value in every column, so parallel composition does not apply): evenly, or in proportion to
-        ``weights``.
+        The total budget, finite and > 0: 5 % on the noisy count (none when ``n_public`` is given), the rest
+        split over the columns by basic sequential composition (a record has a value in every column, so
+        parallel composition does not apply): evenly, or in proportion to ``weights``.
     quantile : float, default 0.99
-        Coverage target per tail, in (0.5, 1): ``high`` estimates the ``quantile``-quantile of each column and
-        ``low`` the ``(1 - quantile)``-quantile, so the box holds about ``2·quantile - 1`` of each column (98 % by
-        default) and clips the rest. A tail is found when ``(1 - quantile)·N·ε/d`` is above about 40; below that
-        its search is nearly uniform over the window and the box comes out up to about twice as wide. A lower
-        target (0.95, 0.9) gives a tighter box with little data or budget.
+        Coverage target per tail, in (0.5, 1), when the edges are searched: ``high`` estimates the
+        ``quantile``-quantile of each column and ``low`` the ``(1 - quantile)``-quantile. The edges are searched
+        only when a tail's budget times ``(1 - quantile)·N`` is at least 12 (``N`` a lower confidence bound
+        from the noisy count, or ``n_public``); otherwise the box is the window around the median, which holds
+        about 99 % of a column or more and is 1.3 to 2.5 times as wide as its 1–99 % range.
     locate_share : float, default 0.6
-        Share of each column's budget spent on locating it (scale 25 %, median 15 %, spread 20 % of the column's
-        part at the default), in (0, 1); the rest is halved between the two edges.
+        Share of each column's budget spent on locating it when its edges are searched (scale 25 %, median 15 %,
+        spread 20 % of the column's part at the default), in (0, 1); the rest is halved between the two edges.
+        When the window is the box, the whole of the column's part locates it.
     weights : array_like of shape (n_features,), optional
         Positive relative budgets of the columns (default: equal). Give more to the columns whose range matters
         most.
@@ -302,30 +562,44 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
         it to the plausible units of the data makes the scale step more reliable (its cost grows with the
         logarithm of the number of octaves).
     n_public : float, optional
-        A public number of records, or one released earlier (a noisy count): used **only** to warn, before
-        anything is computed, when ``ε·N/d`` (per column) is below 60, where the scale step cannot locate a
-        column reliably and the box may be far off. It never enters the computation of the box.
+        A public number of records, or one released earlier: then no noisy count is spent, and this number
+        serves the rules (how the edges are found, whether the box is reliable). It never enters a histogram.
+    on_unreliable : {"raise", "flag"}, default "raise"
+        What happens when a column fails the rules. ``"raise"``: an :class:`UnreliableBoundsError` (a
+        ``ValueError``) saying what would help — a public range, more ε, fewer columns; when the noisy count
+        alone shows that the budget cannot suffice, it is raised before the columns are read, and only the count
+        is spent. ``"flag"``: the whole budget is spent and the box is returned with ``reliable=False``; every
+        estimator refuses it as ``bounds``.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
     ledger : PrivacyLedger, optional
         A shared ledger: asked for the whole ``epsilon`` **before the data are read** (a refusal raises
-        :class:`~dpclust_core.accounting.BudgetExceededError`), then given every selection — five per column,
-        named ``"bounds[j]: scale of |x| (EM)"``, ``"bounds[j]: median (EM)"``, ``"bounds[j]: spread of
-        |x - median| (EM)"``, ``"bounds[j]: lower 0.01-quantile (EM)"`` and ``"bounds[j]: upper 0.99-quantile
-        (EM)"`` — in one group named ``"private_bounds"``, totalling ``epsilon``.
+        :class:`~dpclust_core.accounting.BudgetExceededError`), then given every release — the count
+        ``"bounds: N (noisy count)"``, then per column ``j`` ``"bounds[j]: scale of |x| (EM)"``,
+        ``"bounds[j]: median (EM)"``, ``"bounds[j]: spread of |x - median| (EM)"`` and, when the edges are
+        searched, ``"bounds[j]: lower 0.01-quantile (EM)"`` and ``"bounds[j]: upper 0.99-quantile (EM)"`` — in
+        one group named ``"private_bounds"``, totalling ``epsilon`` (only the count's share after an early
+        refusal).
 
     Returns
     -------
-    low, high : ndarray of shape (n_features,)
-        Finite floats with ``low < high`` in every column, ready for ``bounds=(low, high)``.
+    PrivateBox
+        A tuple ``(low, high)`` of float arrays of shape ``(n_features,)`` with ``low < high``, ready for
+        ``bounds=``, with ``reliable`` (True unless ``on_unreliable="flag"`` and a rule failed),
+        ``diagnostics`` (one row per column: budget, the lower bound on N, the signal and the threshold, how the
+        edges were found, the selected scale, centre and spread, the box, and the verdicts) and ``advice``.
+
+    Raises
+    ------
+    UnreliableBoundsError
+        With ``on_unreliable="raise"``, when a column fails the rules.
 
     Notes
     -----
-    N is never used: every quality compares the counts on the two sides of a candidate, so nothing is spent on
-    a noisy count and no ``n_public`` is needed. The guarantee does not depend on the data being inside
-    ``log2_range``; only the accuracy does. With ``ε·N/d`` below about 60 (small data, many columns, small ε)
-    the scale step itself is unreliable and the box can be far off: see "When it works" in the module
-    documentation.
+    The rules read only ε, the weights, ``quantile``, ``locate_share``, the noisy count (or ``n_public``) and
+    the released selections, so the verdict is itself differentially private, and nothing beyond ``epsilon``
+    is spent on it. The guarantee does not depend on the data being inside ``log2_range``; only the accuracy
+    does.
 
     Examples
     --------
@@ -335,11 +609,12 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
     >>> X = rng.normal(0.0, 1.0, size=(5000, 2))
     >>> X[0] = 1e6                        # one extreme record does not drag the box
     >>> led = PrivacyLedger(budget_epsilon=1.0)
-    >>> low, high = private_bounds(X, 1.0, random_state=0, ledger=led)
-    >>> low.shape, bool(np.all(low < -1) and np.all(high > 1) and np.all(high < 10))
-    ((2,), True)
+    >>> box = private_bounds(X, 1.0, random_state=0, ledger=led)
+    >>> low, high = box
+    >>> box.reliable, bool(np.all(low < -1) and np.all(high > 1) and np.all(high < 10))
+    (True, True)
     >>> round(led.epsilon, 12), len(led)
-    (1.0, 10)
+    (1.0, 11)
     """
     eps = check_epsilon(epsilon)
     n_hint = None if n_public is None else check_real(n_public, "n_public", low=0.0)
@@ -347,34 +622,75 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
     share = check_real(locate_share, "locate_share", low=0.0, high=1.0, low_open=True, high_open=True)
     w = _check_weights(weights)
     lo, hi = _check_log2_range(log2_range)
+    mode = check_options(on_unreliable, "on_unreliable", ("raise", "flag"))
     rng = check_rng(random_state, "random_state")
     check_ledger(ledger)
     if ledger is not None:
         ledger.require(eps, 0.0, name="private_bounds")  # before the data are read
-    X = check_data(X, "X")
-    d = X.shape[1]
+    X = read_dask_rows(check_data(X, "X", allow_dask=True))
+    if is_dask_array(X):
+        X = X.rechunk({1: -1})  # blocks of whole rows
+    n, d = X.shape
     w = np.ones(d) if w is None else _check_weights(w, d)
-    if n_hint is not None and eps * n_hint / d < MIN_EPS_N_PER_COLUMN:
-        warnings.warn(f"private_bounds: epsilon * N / d = {eps * n_hint / d:.3g} is below "
-                      f"{MIN_EPS_N_PER_COLUMN}: too few records for this budget to locate the columns reliably; "
-                      f"the box may be far off. Use public domain knowledge, a larger epsilon or fewer columns",
-                      UserWarning, stacklevel=2)
-    parts = []
-    for v in w:
-        parts += [share * f * v for f in LOCATE_SPLIT] + [0.5 * (1.0 - share) * v] * 2
-    eps_steps = _split_budget(eps, parts)
     inner = PrivacyLedger(budget_epsilon=eps)
-    low = np.empty(d)
-    high = np.empty(d)
     shares = dict(epsilon=eps, locate_share=share, **({} if weights is None else {"weights": weights}))
     try:
         with budget_shares("private_bounds", **shares):
-            for j in range(d):  # a loop over columns, never over records
-                col = np.ascontiguousarray(X[:, j])
-                *_, low[j], high[j] = _bounds_1d(col, eps_steps[5 * j: 5 * j + 5], q, lo, hi, rng, ledger=inner,
-                                                 name=f"bounds[{j}]")
+            box = _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner)
     finally:
         if ledger is not None and len(inner):
             ledger.extend(inner, group="private_bounds")
     inner.check()
-    return low, high
+    return box
+
+
+def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
+    n, d = X.shape
+    names = [f"bounds[{j}]" for j in range(d)]
+    col = [eps * (v / math.fsum(w)) for v in w]
+    # one pass: the octave histograms of |x|; their totals are the non-zero counts, released first
+    cnt_scale = _counts(X, "scale", [None] * d, lo, hi)
+    eps_count = [COUNT_SHARE * b for b in col]
+    nz_low = [_n_lower(float(laplace_mechanism(float(cnt_scale[j].sum()), 1.0, eps_count[j], rng, ledger=inner,
+                                               name=f"{names[j]}: non-zero count")), eps_count[j])
+              for j in range(d)]
+    rest = [b - e for b, e in zip(col, eps_count)]
+    tails = [_tail_mode(0.5 * (1.0 - share) * r, q, m) for r, m in zip(rest, nz_low)]
+    steps = [[share * f * r for f in LOCATE_SPLIT] + [0.5 * (1.0 - share) * r] * 2 if t
+             else [f * r for f in LOCATE_SPLIT] for r, t in zip(rest, tails)]
+    eps_locate = [share * r if t else r for r, t in zip(rest, tails)]
+    # the step budgets, adjusted so that the whole ledger adds up to eps
+    flat = _split_budget(eps - math.fsum(eps_count), [v for st in steps for v in st])
+    at = np.cumsum([0] + [len(st) for st in steps])
+    steps = [flat[at[j]:at[j + 1]] for j in range(d)]
+    rows = [_diag_row(j, col[j], nz_low[j], eps_locate[j], tails[j]) for j in range(d)]
+    if mode == "raise" and any(r["signal"] < LOCATE_SIGNAL for r in rows):
+        raise UnreliableBoundsError("private_bounds: " + _advice(rows, eps) + " (only the noisy counts were spent)",
+                                    None, BoundsDiagnostics(rows))
+    k1 = [int(_select_scale(cnt_scale[j], lo, steps[j][0], rng, None, inner, names[j])) for j in range(d)]
+    cnt = _counts(X, "centre", k1, lo, hi)
+    c = [float(_select_centre(cnt[j], k1[j], steps[j][1], rng, None, inner, names[j])) for j in range(d)]
+    wide = [_wide_spread(steps[j][2], nz_low[j]) for j in range(d)]
+    ranges = [_spread_range(k1[j], lo, wide[j]) for j in range(d)]
+    cnt = _counts(X, "spread", [(c[j], *ranges[j]) for j in range(d)], lo, hi)
+    k2 = [int(_select_spread(cnt[j], *ranges[j], steps[j][2], rng, None, inner, names[j]))
+          for j in range(d)]
+    W = [_window(k) for k in k2]
+    low = np.array(c) - np.array(W)
+    high = np.array(c) + np.array(W)
+    if any(tails):
+        Wt = [w_ * 2.0**TAIL_WINDOW_OCTAVES for w_ in W]
+        cnt = _counts(X, "edges", [(c[j], Wt[j]) for j in range(d)], lo, hi)
+        for j in np.flatnonzero(tails):
+            low[j], high[j] = _select_edges(cnt[j], c[j], Wt[j], q, steps[j][3], steps[j][4], rng, None, inner,
+                                            names[j])
+    low, high = _ordered(low, high)
+    rows = [_diag_row(j, col[j], nz_low[j], eps_locate[j], tails[j], (k1[j], c[j], k2[j], low[j], high[j]), lo,
+                      wide[j]) for j in range(d)]
+    diag = BoundsDiagnostics(rows)
+    reliable = all(r["reliable"] for r in rows)
+    advice = _advice(rows, eps)
+    box = PrivateBox(low, high, diagnostics=diag, reliable=reliable, advice=advice)
+    if not reliable and mode == "raise":
+        raise UnreliableBoundsError("private_bounds: " + advice, box, diag)
+    return box
