@@ -71,19 +71,18 @@ import math
 
 import numpy as np
 
-from ._validation import (ArrayLike, BadTypeError, RNGLike, _is_int_scalar, budget_shares, check_data,
+from ._validation import (ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, _is_int_scalar, budget_shares, check_data,
                           check_epsilon, check_ledger, check_options, check_real, check_rng, is_dask_array,
                           read_dask_rows)
 from .accounting import PrivacyLedger
-from .mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
+from .mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_grid, laplace_mechanism
 
 __all__ = ["private_bounds", "PrivateBox", "BoundsDiagnostics", "UnreliableBoundsError"]
 
 #: Number of equal cells each private quantile search is cut into (the resolution of the edges).
 GRID_CELLS = 2**14
-#: Number of equal cells of the median search. The exponential mechanism over cells of equal quality is the
-#: continuous one, so a finer grid costs nothing; it keeps the centre precise for data far from 0.
-CENTRE_CELLS = 2**14
+#: Number of equal cells of the median search (the centre only needs to be precise relative to the spread).
+CENTRE_CELLS = 2**10
 #: The quantile of the non-zero magnitudes ``|x|`` the scale step looks for (the median: the widest margin).
 SCALE_QUANTILE = 0.5
 #: The quantile of the non-zero deviations ``|x - c|`` the spread step looks for.
@@ -195,8 +194,8 @@ def _quantile_quality(below, above, p):
 
 
 def _octave_scores(cnt, s):
-    """Qualities of the bins of ``cnt`` (from :func:`_octave_counts`) for the ``s``-quantile of the values
-    counted: minus the weighted rank distance from the bin to the quantile, ``-max(0, g(lower edge),
+    """Qualities of the bins of ``cnt`` (octaves from :func:`_octave_counts`, or cells) for the ``s``-quantile
+    of the values counted: minus the weighted rank distance from the bin to the quantile, ``-max(0, g(lower edge),
     -g(upper edge))`` with ``g(t) = (1 - s) #{v < t} - s #{v >= t}``; 0 for the bin that holds the quantile."""
     incl = np.cumsum(cnt)
     excl = incl - cnt
@@ -239,7 +238,9 @@ def _select_scale(cnt, lo, eps, rng, m, ledger, name):
 
 def _select_centre(cnt, k1, eps, rng, m, ledger, name):
     R = 2.0 ** (int(k1) + 1)
-    j = _pick_cells(_tail_runs(cnt, 0.5, upper=False), 0.5, eps, rng, m, ledger, f"{name}: median (EM)")
+    # a cell's quality is minus its rank distance to the median (0 for the cell that holds it, even when the
+    # median is a value shared by many records); the last count, of the values beyond the grid, is no candidate
+    j = _pick_cells(_runs(_octave_scores(cnt, 0.5)[:-1]), 0.5, eps, rng, m, ledger, f"{name}: median (EM)")
     return -R + (j + 0.5) * (2.0 * R / CENTRE_CELLS)  # the middle of the cell: exact
 
 
@@ -319,7 +320,7 @@ class BoundsDiagnostics:
     as an HTML table.
     """
 
-    columns = ("column", "epsilon", "non-zero (lower bound)", "signal", "needed", "edges", "scale", "centre",
+    columns = ("column", "epsilon", "non-zero (noisy)", "non-zero (lower bound)", "signal", "needed", "edges", "scale", "centre",
                "spread", "low", "high", "consistent", "reliable")
 
     def __init__(self, rows):
@@ -434,45 +435,56 @@ def _consistent(k1, c, k2, lo, wide):
 
 
 def _advice(rows, eps):
-    """What would help, from the public diagnostics: a public range, more ε, fewer columns."""
-    bad = [r for r in rows if not r["reliable"]]
-    if not bad:
+    """What would help, from the public diagnostics: a public range, more ε, fewer columns. The typical number
+    of records is read off the median of the columns' noisy non-zero counts (a post-processing of releases)."""
+    weak = [r for r in rows if r["signal"] < r["needed"]]
+    odd = [r for r in rows if r not in weak and r["consistent"] is False]
+    if not weak and not odd:
         return ""
+    bad = sorted(weak + odd, key=lambda r: r["column"])
     cols = ", ".join(str(r["column"]) for r in bad[:8]) + (", ..." if len(bad) > 8 else "")
-    weak = [r for r in bad if r["signal"] < r["needed"]]
-    parts = [f"columns {cols} of {len(rows)} cannot be boxed reliably at epsilon={eps:g}"]
+    parts = [f"columns {cols} ({len(bad)} of {len(rows)}) cannot be boxed reliably at epsilon={eps:g}"]
+    n_typ = float(np.median([r["non-zero (noisy)"] for r in rows]))
+    sparse = [r for r in weak if r["non-zero (noisy)"] < n_typ / 4]
+    weak = [r for r in weak if r not in sparse]
+    if sparse:
+        parts.append("columns " + ", ".join(str(r["column"]) for r in sparse[:8]) + (", ..." if len(sparse) > 8
+                                                                                       else "")
+                     + " have few or no non-zero values (constant or mostly zero, from their noisy counts): give "
+                       "them a public range or leave them out")
     if weak:
         worst = min(weak, key=lambda r: r["signal"])
-        parts.append(f"the locating budget times the number of non-zero values is {worst['signal']:.3g} in the "
-                     f"weakest column (column {worst['column']}: at least {max(worst['non-zero (lower bound)'], 0):.4g} "
-                     f"non-zero values, a lower confidence bound from its noisy count) and the method needs "
-                     f"{LOCATE_SIGNAL:g}")
-        helps = "what would help: a public range for these columns (bounds from domain knowledge)"
-        if worst["signal"] > 0:
-            need = eps * LOCATE_SIGNAL / worst["signal"]
-            ncols = int(len(rows) * worst["signal"] / LOCATE_SIGNAL)
+        z = math.log(0.5 / (1.0 - COUNT_CONFIDENCE))
+        per_col = (LOCATE_SIGNAL + (1 - COUNT_SHARE) * z / COUNT_SHARE) / (1 - COUNT_SHARE)  # ε_column times N
+        helps = (f"the locating budget times the number of non-zero values is {worst['signal']:.3g} in the weakest "
+                 f"column (column {worst['column']}) and the method needs {LOCATE_SIGNAL:g}: what would help is a "
+                 f"public range for these columns (bounds from domain knowledge)")
+        if n_typ >= 1:
+            need = max(eps * per_col / (max(r["non-zero (noisy)"], 1.0) * r["epsilon"]) for r in weak)
+            ncols = int(eps * n_typ / per_col)
             helps += f", about epsilon >= {need:.2g} for the bounds"
             helps += (f", or at most {ncols} columns at this epsilon (fewer columns, or weights that favour the "
                       f"ones that matter)" if ncols >= 1 else ", or fewer columns")
         else:
-            helps += ", a much larger epsilon, or fewer columns"
+            helps += ", or a much larger epsilon: the noisy counts show almost no non-zero values"
         parts.append(helps)
-    if len(weak) < len(bad):
-        parts.append("in columns " + ", ".join(str(r["column"]) for r in bad if r not in weak)
-                     + " the released selections disagree with each other (the median beyond the scale, or "
-                       "the spread at the end of its search range): a public range for them, or more epsilon")
+    if odd:
+        parts.append("in columns " + ", ".join(str(r["column"]) for r in odd)
+                     + " the released selections disagree with each other (the median at the edge of its grid, "
+                       "or the spread at the end of its search range or finer than the median's grid): a public "
+                       "range for them, or more epsilon")
     return "; ".join(parts)
 
 
-def _diag_row(j, eps_col, nz_low, eps_locate, tails, sel=None, lo=None, wide=False):
-    row = {"column": j, "epsilon": eps_col, "non-zero (lower bound)": nz_low, "signal": eps_locate * nz_low,
+def _diag_row(j, eps_col, nz_hat, nz_low, eps_locate, tails, sel=None, lo=None, wide=False):
+    row = {"column": j, "epsilon": eps_col, "non-zero (noisy)": nz_hat, "non-zero (lower bound)": nz_low, "signal": eps_locate * nz_low,
            "needed": LOCATE_SIGNAL, "edges": "quantiles" if tails else "window", "scale": np.nan,
-           "centre": np.nan, "spread": np.nan, "low": np.nan, "high": np.nan, "consistent": False}
+           "centre": np.nan, "spread": np.nan, "low": np.nan, "high": np.nan, "consistent": None}
     if sel is not None:
         k1, c, k2, low, high = sel
         row.update({"scale": 2.0 ** k1, "centre": c, "spread": 2.0 ** (k2 / SPREAD_BINS_PER_OCTAVE), "low": low,
                     "high": high, "consistent": _consistent(k1, c, k2, lo, wide)})
-    row["reliable"] = bool(row["signal"] >= LOCATE_SIGNAL and row["consistent"])
+    row["reliable"] = bool(row["signal"] >= LOCATE_SIGNAL and row["consistent"] is True)
     return row
 
 
@@ -651,9 +663,13 @@ def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
     # one pass: the octave histograms of |x|; their totals are the non-zero counts, released first
     cnt_scale = _counts(X, "scale", [None] * d, lo, hi)
     eps_count = [COUNT_SHARE * b for b in col]
-    nz_low = [_n_lower(float(laplace_mechanism(float(cnt_scale[j].sum()), 1.0, eps_count[j], rng, ledger=inner,
-                                               name=f"{names[j]}: non-zero count")), eps_count[j])
-              for j in range(d)]
+    steps_per_unit = laplace_grid(1.0)[1]
+    if min(eps_count) <= steps_per_unit / 2.0**48:  # refused before any release (the count's noise would overflow)
+        raise EpsilonTooSmallError(f"the noisy count of a column would get epsilon={min(eps_count):.3g}, too small "
+                                   f"for its noise")
+    nz_hat = [float(laplace_mechanism(float(cnt_scale[j].sum()), 1.0, eps_count[j], rng, ledger=inner,
+                                      name=f"{names[j]}: non-zero count")) for j in range(d)]
+    nz_low = [_n_lower(v, e) for v, e in zip(nz_hat, eps_count)]
     rest = [b - e for b, e in zip(col, eps_count)]
     tails = [_tail_mode(0.5 * (1.0 - share) * r, q, m) for r, m in zip(rest, nz_low)]
     steps = [[share * f * r for f in LOCATE_SPLIT] + [0.5 * (1.0 - share) * r] * 2 if t
@@ -663,7 +679,7 @@ def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
     flat = _split_budget(eps - math.fsum(eps_count), [v for st in steps for v in st])
     at = np.cumsum([0] + [len(st) for st in steps])
     steps = [flat[at[j]:at[j + 1]] for j in range(d)]
-    rows = [_diag_row(j, col[j], nz_low[j], eps_locate[j], tails[j]) for j in range(d)]
+    rows = [_diag_row(j, col[j], nz_hat[j], nz_low[j], eps_locate[j], tails[j]) for j in range(d)]
     if mode == "raise" and any(r["signal"] < LOCATE_SIGNAL for r in rows):
         raise UnreliableBoundsError("private_bounds: " + _advice(rows, eps) + " (only the noisy counts were spent)",
                                     None, BoundsDiagnostics(rows))
@@ -685,8 +701,8 @@ def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
             low[j], high[j] = _select_edges(cnt[j], c[j], Wt[j], q, steps[j][3], steps[j][4], rng, None, inner,
                                             names[j])
     low, high = _ordered(low, high)
-    rows = [_diag_row(j, col[j], nz_low[j], eps_locate[j], tails[j], (k1[j], c[j], k2[j], low[j], high[j]), lo,
-                      wide[j]) for j in range(d)]
+    rows = [_diag_row(j, col[j], nz_hat[j], nz_low[j], eps_locate[j], tails[j],
+                      (k1[j], c[j], k2[j], low[j], high[j]), lo, wide[j]) for j in range(d)]
     diag = BoundsDiagnostics(rows)
     reliable = all(r["reliable"] for r in rows)
     advice = _advice(rows, eps)
