@@ -1,78 +1,109 @@
-"""Private bounds of the data: a per-dimension box found with no public range at all.
+"""Private bounds of the data: a per-dimension box found with no public range at all, with a verdict.
 
 Every private estimator of the package needs public ``bounds`` (the data domain): the noise is calibrated to
 the width of the box, and points outside it are clipped onto it. Reading them off the data (``X.min(0)``,
 ``X.max(0)``) leaks the extremes — one record at 1e6 moves the box to 1e6 — yet that is what practitioners do
-when no domain knowledge is at hand (a question asked again and again in the issue trackers of DP libraries).
-:func:`private_bounds` spends a chosen ε to find a box instead.
+when no domain knowledge is at hand. :func:`private_bounds` spends a chosen ε to find a box instead, and says
+when it could not: a box far off is refused, never handed back silently.
 
 **The method.** It follows the idea of Tumult Analytics' ``get_bounds`` — look at the magnitudes on
 power-of-two bins over a very wide public range, then search finely inside the chosen scale — but every step is
 an exponential mechanism (a private quantile, Smith 2011) rather than a noisy histogram: a histogram over 129
 bins adds the noise of every bin to its cumulative counts, while the exponential mechanism pays only the
-logarithm of the number of candidates. For each column ``x`` of ``X``, five selections:
+logarithm of the number of candidates. For each column ``x`` of ``X``:
 
+0. **Count** of the non-zero values (magnitudes of at least ``2^lo``), with Laplace noise (10 % of the column's
+   budget). It feeds the rules below and nothing else.
 1. **Scale** ``2^k1``: the octave ``[2^(k-1), 2^k)``, ``k`` in the public range (``2^-64`` to ``2^64`` by
    default), that holds the median of the non-zero magnitudes ``|x|``. The median has the largest margin of any
    quantile (N/2 records on either side), so this, the step with the most candidates, is the most robust.
-2. **Centre** ``c``: the median of ``x``, searched on 2^10 equal cells of ``[-2^(k1+1), 2^(k1+1)]``.
+2. **Centre** ``c``: the median of ``x``, searched on 2^10 equal cells of ``[-2^(k1+1), 2^(k1+1)]``; a cell's
+   quality is minus its rank distance to the median, so a value shared by many records (0 in a mostly-zero
+   column) is found in its own cell.
 3. **Spread** ``2^(k2/2)``: the half-octave holding the 0.85-quantile of the non-zero ``|x - c|``, searched
-   from ``2^(k1 - 12)`` to ``2^(k1 + 4)`` (a bounded search: a failure here cannot send the box to 2^60).
-4. **Lower and upper edges**: the ``1 - quantile`` and ``quantile`` quantiles of ``x``, each searched on 2^14
-   equal cells of ``[c - W, c + W]`` with ``W = 2^(k2/2 + 1.25)``, 2.4 to 3.4 times the 0.85-quantile of the
-   deviations (a Gaussian's 99 % deviation is 1.8 times its 85 % one, an exponential's about 3 times); values
-   beyond the window count as below / above every cell. The box edges are the outer edges of the chosen cells.
+   from ``2^(k1 - 12)`` to ``2^(k1 + 4)`` — to ``2^(k1 + 12)`` when the count shows enough values to tell a
+   far spread from a spurious one (the spread step's weak side is the 15 % of the values above a candidate).
+   The **window** is ``[c - W, c + W]`` with ``W = 2^(k2/2 + 1.25)``, 2.4 to 3.4 times the 0.85-quantile of
+   the deviations (a Gaussian's 99 % deviation is 1.8 times its 85 % one, an exponential's about 3 times).
+4. **Edges**, when the count shows enough values (a tail's budget times ``(quantile - 1/2) N`` at least 60):
+   the ``1 - quantile`` and ``quantile`` quantiles of ``x``, each searched on 2^14 equal cells of the window;
+   values beyond it count as below / above every cell. Otherwise the window itself is the box, and the whole
+   column budget goes to steps 1–3: with little data or budget, fewer and more robust steps.
 
-Exact zeros (magnitudes below ``2^lo``) are left out of steps 1 and 3, so a column that is mostly zeros
-(pixel intensities, amounts) still gets the scale of its non-zero values. Centring (steps 2–3) makes the method
-work on data far from 0 relative to their spread (coordinates, years), where a box searched in ``[-R, R]`` would
-waste most of its candidates.
+Exact zeros are left out of steps 1 and 3, so a column that is mostly zeros (pixel intensities, amounts) still
+gets the scale of its non-zero values. Centring (steps 2–3) makes the method work on data far from 0 relative
+to their spread (coordinates, years), where a box searched in ``[-R, R]`` would waste most of its candidates.
 
-**Sensitivity; N is never needed.** Every quality is a rank distance ``-|(1 - p) #{below} - p #{above}|``
-(or, for an octave, the distance from the octave to the quantile), which compares the counts on the two sides of
-a candidate. Adding or removing one record changes one of them by one, so the sensitivity is ``max(p, 1 - p)``
-and N itself is never used: it stays private and nothing is spent on a noisy count. One record — however
-extreme — moves each count by at most one, so a record at 1e6 moves the box no more than any other record.
-Each value is snapped to its cell (a fixed function of one record given the earlier, already private,
+**Sensitivity.** Every quality is a rank distance ``-|(1 - p) #{below} - p #{above}|`` (or, for an octave or a
+cell, the distance from the bin to the quantile), which compares the counts on the two sides of a candidate.
+Adding or removing one record changes one of them by one, so the sensitivity is ``max(p, 1 - p)``. One record —
+however extreme — moves each count by at most one, so a record at 1e6 moves the box no more than any other
+record. Each value is snapped to its cell (a fixed function of one record given the earlier, already private,
 selections), and every selection is an index: the released edges are computed from the selected indices alone,
 so the floating-point attack on the Laplace mechanism (Mironov 2012), which reads the data in the low-order
-bits of a noisy real number, does not apply.
+bits of a noisy real number, does not apply; the counts are released on a power-of-two grid.
+
+**The verdict.** A column is *reliable* when (a) its locating budget (steps 1–3) times a 90 % lower confidence
+bound on its non-zero count is at least 60 — at or above which, over twelve real data sets, one column in 1,210
+came out absurd (covering under half of its values or over 1000 times too wide), against 15 % between 40 and
+60 and 29 % between 20 and 30 — and (b) the released selections agree with each other: the median not in the
+outermost cell of its grid (it would be beyond the scale), and the spread not at either end of its search
+range (the search was cut off there). Both read only ε, the weights, ``quantile``, ``locate_share`` and the
+releases, never the data, so the verdict is as private as the releases and costs nothing beyond
+``epsilon``. When the counts alone fail (a), :func:`private_bounds` refuses before locating anything (only
+the counts are spent); when (b) fails it refuses with the box attached; with ``on_unreliable="flag"`` it returns the box marked ``reliable=False``,
+which every estimator refuses as ``bounds``. The message says what would help: a public range for the columns
+named, the ε at which the rule would pass, or how many columns that ε can box.
 
 **Composition.** A record has a value in every column, so the columns are not disjoint parts of the data and
 parallel composition does not apply: the budget is split over the d columns by **basic sequential
-composition** (evenly by default, or by ``weights``) and within a column over its five adaptive selections.
-The result is pure ε-DP (δ = 0) under add/remove-one neighbours. Advanced composition would only pay off for
-hundreds of columns and would need a δ; it is not used.
+composition** (evenly by default, or by ``weights``) and within a column over its adaptive releases (the count,
+three or five selections). The result is pure ε-DP (δ = 0) under add/remove-one neighbours.
 
-**When it works.** A step succeeds when the quality gap it must detect, times its budget, clearly exceeds the
-logarithm of its number of candidates: the scale needs about ``ε_column · N >= 60`` (ε_column = ε/d), the tails
-about ``ε_column · (1 - quantile) · N >= 40``; a tail that falls short is drawn nearly uniformly in its window,
-which keeps the coverage and costs width (up to about twice the data range). Measured over 20 seeds with the
-defaults (fraction of the values inside the box, per column; median width over the true range):
+**Dask.** Every step is a histogram of the columns given the earlier releases: on a dask array each block's
+histograms are computed on the worker that holds it, summed as exact integers, and the noise is drawn on the
+driver — the same release as for the same data in memory and the same seed.
 
-============================================  =============  =============
-data                                          ε = 1          ε = 0.1
-============================================  =============  =============
-2-D Gaussian blobs, N = 5,000                 0.993, 1.21    0.990, 1.33
-S1 stand-in, N = 5,000                        0.996, 1.42    0.999, 1.76
-blobs far from 0 (lat/lon-like), N = 3,300    0.994, 1.15    0.984, 1.41
-============================================  =============  =============
+**When it works.** When ``ε N / d`` is above about 85 (``N`` the non-zero values of a column, ``ε / d`` its
+budget): the locating rule then passes; the tails are searched once it is above about 700. Measured on real
+data sets that ship inside PyPI packages, 10 seeds: the fraction of a column inside its box (median over
+columns and seeds) and the box's width over the column's 1–99 % range (median), or "refused" where every run
+was refused. Over all the boxes handed back, the lowest coverage of a column was 0.89 and the largest width 9.1
+times the range; no run handed back an absurd box. Before this method the same runs were never refused and
+52 % of them had a column covered under 50 % or over 1000 times too wide — every run of iris, wine, cars,
+diabetes, breast cancer and digits at ε = 0.1 and 0.3, and movies at ε = 0.1 in 9 runs of 10:
 
-The small bundled scikit-learn sets (iris, wine, breast cancer, diabetes, digits: 150–1,800 records over 4–64
-columns) have ``ε_column · N`` of 14–45 at ε = 1 (1.4–4.5 at ε = 0.1): no step can locate their columns
-reliably, and the boxes are often far off (0.26–0.77 of the values inside at ε = 1, 0.10–0.15 at ε = 0.1). At
-ε = 10 they get 0.96–0.99 inside and widths 0.7–1.7 times the range. Narrowing ``log2_range`` to the plausible
-units of the data, giving ``weights`` to the columns that matter, or public domain knowledge is the remedy.
+==========================  =========================  ==========  ==========
+data (N × d)                ε = 0.1                    ε = 0.3     ε = 1
+==========================  =========================  ==========  ==========
+iris, 150 × 4               refused                    refused     refused
+wine, 178 × 13              refused                    refused     refused
+cars, 392 × 6               refused                    refused     refused
+diabetes, 442 × 10          refused                    refused     refused
+breast_cancer, 569 × 30     refused                    refused     refused
+seattle-weather, 1,461 × 4  refused                    refused     1.00, 1.75
+digits, 1,797 × 64          refused                    refused     refused
+airports, 3,376 × 2         0.99, 1.40 (10 % refused)  0.99, 1.40  0.98, 1.09
+BudgetFood, 23,972 × 5      1.00, 1.68                 0.99, 1.25  0.99, 1.07
+diamonds, 53,940 × 7        0.99, 1.22                 0.99, 1.16  0.98, 1.00
+movies, 58,788 × 21         refused                    refused     0.99, 1.07
+mhtdata, 159,312 × 6        1.00, 1.61                 0.99, 1.36  0.99, 1.28
+==========================  =========================  ==========  ==========
+
+A refusal is the honest answer for the small sets at these budgets: their columns cannot be located privately.
+What helps, in order: a public range for the columns (domain knowledge, units — even a generous one), fewer
+columns, ``weights`` that favour the columns that matter, a larger ε, or a narrower ``log2_range``.
 """
 from __future__ import annotations
 
 import html
 import math
+from typing import Any
 
 import numpy as np
 
-from ._validation import (ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, _is_int_scalar, budget_shares, check_data,
-                          check_epsilon, check_ledger, check_options, check_real, check_rng, is_dask_array,
+from ._validation import (ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, _is_int_scalar, budget_shares,
+                          check_data, check_epsilon, check_ledger, check_options, check_real, check_rng, is_dask_array,
                           read_dask_rows)
 from .accounting import PrivacyLedger
 from .mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_grid, laplace_mechanism
@@ -320,16 +351,16 @@ class BoundsDiagnostics:
     as an HTML table.
     """
 
-    columns = ("column", "epsilon", "non-zero (noisy)", "non-zero (lower bound)", "signal", "needed", "edges", "scale", "centre",
-               "spread", "low", "high", "consistent", "reliable")
+    columns = ("column", "epsilon", "non-zero (noisy)", "non-zero (lower bound)", "signal", "needed", "edges",
+               "scale", "centre", "spread", "low", "high", "consistent", "reliable")
 
-    def __init__(self, rows):
+    def __init__(self, rows: list[dict]) -> None:
         self.rows = [dict(r) for r in rows]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.rows)
 
-    def __getitem__(self, j):
+    def __getitem__(self, j: int) -> dict:
         return self.rows[j]
 
     @staticmethod
@@ -340,19 +371,19 @@ class BoundsDiagnostics:
             return f"{v:.4g}"
         return str(v)
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         """The table as a :class:`pandas.DataFrame` (pandas is imported on use)."""
         import pandas as pd
 
         return pd.DataFrame(self.rows, columns=list(self.columns)).set_index("column")
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(self._fmt(r[c]))}</td>" for c in self.columns) + "</tr>"
                        for r in self.rows)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         cells = [list(self.columns)] + [[self._fmt(r[c]) for c in self.columns] for r in self.rows]
         widths = [max(len(row[i]) for row in cells) for i in range(len(self.columns))]
         return "\n".join("  ".join(s.rjust(w) for s, w in zip(row, widths)) for row in cells)
@@ -374,25 +405,26 @@ class PrivateBox(tuple):
         What would help when the box is not reliable (empty otherwise).
     """
 
-    def __new__(cls, low, high, *, diagnostics=None, reliable=True, advice=""):
+    def __new__(cls, low: np.ndarray, high: np.ndarray, *, diagnostics: BoundsDiagnostics | None = None,
+                reliable: bool = True, advice: str = "") -> "PrivateBox":
         self = super().__new__(cls, (low, high))
         self.diagnostics = diagnostics
         self.reliable = bool(reliable)
         self.advice = str(advice)
         return self
 
-    def __getnewargs__(self):
+    def __getnewargs__(self) -> tuple:
         return tuple(self)
 
     @property
-    def low(self):
+    def low(self) -> np.ndarray:
         return self[0]
 
     @property
-    def high(self):
+    def high(self) -> np.ndarray:
         return self[1]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PrivateBox(low={self[0]!r}, high={self[1]!r}, reliable={self.reliable})"
 
 
@@ -401,7 +433,8 @@ class UnreliableBoundsError(ValueError):
     :class:`PrivateBox` when the whole budget was spent (``None`` when the refusal came from the noisy count
     alone, before the columns were read), ``diagnostics`` the per-column table."""
 
-    def __init__(self, message, result=None, diagnostics=None):
+    def __init__(self, message: str, result: PrivateBox | None = None,
+                 diagnostics: BoundsDiagnostics | None = None) -> None:
         super().__init__(message)
         self.result = result
         self.diagnostics = diagnostics
@@ -425,13 +458,11 @@ def _consistent(k1, c, k2, lo, wide):
     """Checks of the released selections against each other (a function of the releases, never of the data).
 
     The median of ``x`` is at most the median of the non-zero ``|x|`` in magnitude when most values are non-zero,
-    so it should not sit in the outermost cell of its grid ``[-2^(k1+1), 2^(k1+1)]``; the spread should not sit at
-    either end of its search range (the search was cut off there), nor be under two cells of the median's grid
-    (the window would then be set by the grid, not by the data)."""
+    so it should not sit in the outermost cell of its grid ``[-2^(k1+1), 2^(k1+1)]``; and the spread should not
+    sit at either end of its search range (the search was cut off there)."""
     kmin, kmax = _spread_range(k1, lo, wide)
     cell = 2.0 ** (k1 + 2) / CENTRE_CELLS
-    spread = 2.0 ** (k2 / SPREAD_BINS_PER_OCTAVE)
-    return bool(abs(c) <= 2.0 ** (k1 + 1) - cell and kmin < k2 < kmax and spread >= 2.0 * cell)
+    return bool(abs(c) <= 2.0 ** (k1 + 1) - cell and kmin < k2 < kmax)
 
 
 def _advice(rows, eps):
@@ -471,13 +502,13 @@ def _advice(rows, eps):
     if odd:
         parts.append("in columns " + ", ".join(str(r["column"]) for r in odd)
                      + " the released selections disagree with each other (the median at the edge of its grid, "
-                       "or the spread at the end of its search range or finer than the median's grid): a public "
-                       "range for them, or more epsilon")
+                       "or the spread at the end of its search range): a public range for them, or more epsilon")
     return "; ".join(parts)
 
 
 def _diag_row(j, eps_col, nz_hat, nz_low, eps_locate, tails, sel=None, lo=None, wide=False):
-    row = {"column": j, "epsilon": eps_col, "non-zero (noisy)": nz_hat, "non-zero (lower bound)": nz_low, "signal": eps_locate * nz_low,
+    row = {"column": j, "epsilon": eps_col, "non-zero (noisy)": nz_hat, "non-zero (lower bound)": nz_low,
+           "signal": eps_locate * nz_low,
            "needed": LOCATE_SIGNAL, "edges": "quantiles" if tails else "window", "scale": np.nan,
            "centre": np.nan, "spread": np.nan, "low": np.nan, "high": np.nan, "consistent": None}
     if sel is not None:
@@ -538,33 +569,33 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
                    ledger: PrivacyLedger | None = None) -> PrivateBox:
     """A private box ``(low, high)`` around the data, found with no public range (ε-DP, add/remove-one).
 
-    A noisy count of the records (unless ``n_public`` is given), then for every column: a private power-of-two
-    scale of the magnitudes, a private median and a private power-of-two spread around it, which give a window
-    of two to four spreads around the median; with enough records and budget the two edges are then searched
-    as private quantiles inside the window, otherwise the window is the box. The box is checked against rules
-    that read only the public inputs and the private releases, and refused (or flagged) when they fail. The
-    module documentation gives the method, the qualities, their sensitivities and the rules.
+    For every column: a noisy count of its non-zero values, a private power-of-two scale of the magnitudes, a
+    private median and a private power-of-two spread around it, which give a window of two to four spreads
+    around the median; with enough values and budget the two edges are then searched as private quantiles inside
+    the window, otherwise the window is the box. The box is checked by rules that read only the public inputs and
+    the releases, and refused (or flagged) when they fail. The module documentation gives the method, the
+    qualities, their sensitivities, the rules and measured coverage and width on real data.
 
     Parameters
     ----------
     X : array_like or dask array of shape (n_samples, n_features)
         The private data: finite real numbers. A dask array is reduced block by block on its workers (every
-        step is a histogram); only the counts travel to the driver, where the selections are drawn: the release
-        is the same as for the same data in memory and the same ``random_state``.
+        step is a histogram); only the counts travel to the driver, where the noise is drawn: the release is the
+        same as for the same data in memory and the same ``random_state``.
     epsilon : float
-        The total budget, finite and > 0: 5 % on the noisy count (none when ``n_public`` is given), the rest
-        split over the columns by basic sequential composition (a record has a value in every column, so
-        parallel composition does not apply): evenly, or in proportion to ``weights``.
+        The total budget, finite and > 0. It is split over the columns by basic sequential composition (a record
+        has a value in every column, so parallel composition does not apply): evenly, or in proportion to
+        ``weights``. Each column spends 10 % of its part on the noisy count.
     quantile : float, default 0.99
         Coverage target per tail, in (0.5, 1), when the edges are searched: ``high`` estimates the
-        ``quantile``-quantile of each column and ``low`` the ``(1 - quantile)``-quantile. The edges are searched
-        only when a tail's budget times ``(1 - quantile)·N`` is at least 12 (``N`` a lower confidence bound
-        from the noisy count, or ``n_public``); otherwise the box is the window around the median, which holds
-        about 99 % of a column or more and is 1.3 to 2.5 times as wide as its 1–99 % range.
+        ``quantile``-quantile of each column and ``low`` the ``(1 - quantile)``-quantile. They are searched when
+        a tail's budget times ``(quantile - 1/2)`` times the count's lower bound is at least 60; otherwise the box
+        is the window around the median, which held at least 92 % of a column (median 99.5 %) and was a median
+        1.6 times (95th percentile 4.8 times) as wide as its 1–99 % range on the real data sets measured.
     locate_share : float, default 0.6
-        Share of each column's budget spent on locating it when its edges are searched (scale 25 %, median 15 %,
-        spread 20 % of the column's part at the default), in (0, 1); the rest is halved between the two edges.
-        When the window is the box, the whole of the column's part locates it.
+        Share of what the count leaves of each column's budget that locates it when its edges are searched
+        (scale 25 %, median 15 %, spread 20 % at the default), in (0, 1); the rest is halved between the two
+        edges. When the window is the box, all of it locates the column.
     weights : array_like of shape (n_features,), optional
         Positive relative budgets of the columns (default: equal). Give more to the columns whose range matters
         most.
@@ -574,32 +605,34 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
         it to the plausible units of the data makes the scale step more reliable (its cost grows with the
         logarithm of the number of octaves).
     n_public : float, optional
-        A public number of records, or one released earlier: then no noisy count is spent, and this number
-        serves the rules (how the edges are found, whether the box is reliable). It never enters a histogram.
+        Not needed, and it does not change the release: the rules use each column's noisy count of non-zero
+        values, which the method needs in any case (a mostly-zero column is located from its non-zero values).
+        Accepted (a number >= 0) so that one ``n_public`` can be passed to every step of an analysis.
     on_unreliable : {"raise", "flag"}, default "raise"
         What happens when a column fails the rules. ``"raise"``: an :class:`UnreliableBoundsError` (a
-        ``ValueError``) saying what would help — a public range, more ε, fewer columns; when the noisy count
-        alone shows that the budget cannot suffice, it is raised before the columns are read, and only the count
-        is spent. ``"flag"``: the whole budget is spent and the box is returned with ``reliable=False``; every
-        estimator refuses it as ``bounds``.
+        ``ValueError``) saying what would help — a public range, more ε, fewer columns; when the counts alone
+        fail, it is raised before the columns are located and only the counts are spent. ``"flag"``: the whole
+        budget is spent and the box is returned with ``reliable=False``; every estimator refuses it as
+        ``bounds``.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
     ledger : PrivacyLedger, optional
         A shared ledger: asked for the whole ``epsilon`` **before the data are read** (a refusal raises
-        :class:`~dpclust_core.accounting.BudgetExceededError`), then given every release — the count
-        ``"bounds: N (noisy count)"``, then per column ``j`` ``"bounds[j]: scale of |x| (EM)"``,
-        ``"bounds[j]: median (EM)"``, ``"bounds[j]: spread of |x - median| (EM)"`` and, when the edges are
-        searched, ``"bounds[j]: lower 0.01-quantile (EM)"`` and ``"bounds[j]: upper 0.99-quantile (EM)"`` — in
-        one group named ``"private_bounds"``, totalling ``epsilon`` (only the count's share after an early
-        refusal).
+        :class:`~dpclust_core.accounting.BudgetExceededError`), then given every release in the order drawn —
+        ``"bounds[j]: non-zero count"`` for every column ``j``, then ``"bounds[j]: scale of |x| (EM)"``,
+        ``"bounds[j]: median (EM)"`` and ``"bounds[j]: spread of |x - median| (EM)"`` for every column, and,
+        where the edges are searched, ``"bounds[j]: lower 0.01-quantile (EM)"`` and ``"bounds[j]: upper
+        0.99-quantile (EM)"`` — in one group named ``"private_bounds"``, totalling ``epsilon`` (the counts'
+        share only, after a refusal from the counts).
 
     Returns
     -------
     PrivateBox
         A tuple ``(low, high)`` of float arrays of shape ``(n_features,)`` with ``low < high``, ready for
         ``bounds=``, with ``reliable`` (True unless ``on_unreliable="flag"`` and a rule failed),
-        ``diagnostics`` (one row per column: budget, the lower bound on N, the signal and the threshold, how the
-        edges were found, the selected scale, centre and spread, the box, and the verdicts) and ``advice``.
+        ``diagnostics`` (one row per column, an HTML table in a notebook: budget, noisy count and its lower
+        bound, the signal and the threshold, how the edges were found, the selected scale, centre and spread,
+        the box and the verdicts) and ``advice``.
 
     Raises
     ------
@@ -608,10 +641,9 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
 
     Notes
     -----
-    The rules read only ε, the weights, ``quantile``, ``locate_share``, the noisy count (or ``n_public``) and
-    the released selections, so the verdict is itself differentially private, and nothing beyond ``epsilon``
-    is spent on it. The guarantee does not depend on the data being inside ``log2_range``; only the accuracy
-    does.
+    The verdict reads only ε, the weights, ``quantile``, ``locate_share`` and the releases, so it is itself
+    differentially private and nothing beyond ``epsilon`` is spent on it. The guarantee does not depend on the
+    data being inside ``log2_range``; only the accuracy does.
 
     Examples
     --------
@@ -626,7 +658,16 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
     >>> box.reliable, bool(np.all(low < -1) and np.all(high > 1) and np.all(high < 10))
     (True, True)
     >>> round(led.epsilon, 12), len(led)
-    (1.0, 11)
+    (1.0, 12)
+
+    On 178 records over 13 columns, ε = 0.3 cannot locate a column; the refusal says what would help:
+
+    >>> from sklearn.datasets import load_wine
+    >>> try:
+    ...     private_bounds(load_wine().data, 0.3, random_state=0)
+    ... except UnreliableBoundsError as err:
+    ...     print("public range" in str(err), err.result is None)
+    True True
     """
     eps = check_epsilon(epsilon)
     n_hint = None if n_public is None else check_real(n_public, "n_public", low=0.0)
@@ -659,7 +700,7 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
 def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
     n, d = X.shape
     names = [f"bounds[{j}]" for j in range(d)]
-    col = [eps * (v / math.fsum(w)) for v in w]
+    col = [eps * (float(v) / math.fsum(w)) for v in w]  # Python floats: a huge epsilon gives inf, quietly
     # one pass: the octave histograms of |x|; their totals are the non-zero counts, released first
     cnt_scale = _counts(X, "scale", [None] * d, lo, hi)
     eps_count = [COUNT_SHARE * b for b in col]
