@@ -157,7 +157,8 @@ def to_markdown(summary):
     lines = ["| data (n × d) | ε | method | flagged | absurd | silent absurd | coverage median / 5 % | "
              "width median / 95 % |", "|---|---|---|---|---|---|---|---|"]
     for _, r in summary.iterrows():
-        cov = "—" if np.isnan(r["coverage (median)"]) else f"{r['coverage (median)']:.3f} / {r['coverage (5th pct)']:.3f}"
+        cov = ("—" if np.isnan(r["coverage (median)"])
+               else f"{r['coverage (median)']:.3f} / {r['coverage (5th pct)']:.3f}")
         wid = "—" if np.isnan(r["width (median)"]) else f"{r['width (median)']:.3g} / {r['width (95th pct)']:.3g}"
         lines.append(f"| {r['data']} ({r['n']:,} × {r['d']}) | {r['epsilon']:g} | {r['method']} | "
                      f"{r['flagged']:.0%} | {r['absurd']:.0%} | {r['silent absurd']:.0%} | {cov} | {wid} |")
@@ -179,7 +180,7 @@ def main(argv=None):
         rows = [r for part in ex.map(run_one, tasks) for r in part]
     df = pd.DataFrame(rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    df.to_csv(RESULTS / f"{a.out}.csv", index=False)
+    df.to_csv(RESULTS / f"{a.out}.csv", index=False, float_format="%.5g")
     summary = summarise(df)
     text = (f"# private_bounds on real data sets ({len(seeds)} seeds; before = commit {BEFORE})\n\n"
             "Coverage: fraction of a column inside its box; width: the box over the column's 1-99 % range. "

@@ -45,15 +45,15 @@ bits of a noisy real number, does not apply; the counts are released on a power-
 
 **The verdict.** A column is *reliable* when (a) its locating budget (steps 1–3) times a 90 % lower confidence
 bound on its non-zero count is at least 60 — at or above which, over twelve real data sets, one column in 1,210
-came out absurd (covering under half of its values or over 1000 times too wide), against 15 % between 40 and
-60 and 29 % between 20 and 30 — and (b) the released selections agree with each other: the median not in the
-outermost cell of its grid (it would be beyond the scale), and the spread not at either end of its search
-range (the search was cut off there). Both read only ε, the weights, ``quantile``, ``locate_share`` and the
-releases, never the data, so the verdict is as private as the releases and costs nothing beyond
-``epsilon``. When the counts alone fail (a), :func:`private_bounds` refuses before locating anything (only
-the counts are spent); when (b) fails it refuses with the box attached; with ``on_unreliable="flag"`` it returns the box marked ``reliable=False``,
-which every estimator refuses as ``bounds``. The message says what would help: a public range for the columns
-named, the ε at which the rule would pass, or how many columns that ε can box.
+came out absurd (covering under half of its values or over 1000 times too wide), against 15 % between 40 and 60
+and 29 % between 20 and 30 — and (b) the released selections agree with each other: the median not in the
+outermost cell of its grid (it would be beyond the scale), and the spread not at either end of its search range
+(the search was cut off there). Both read only ε, the weights, ``quantile``, ``locate_share`` and the releases,
+never the data, so the verdict is as private as the releases and costs nothing beyond ``epsilon``. When the counts
+alone fail (a), :func:`private_bounds` refuses before locating anything (only the counts are spent); when (b)
+fails it refuses with the box attached; with ``on_unreliable="flag"`` it returns the box marked
+``reliable=False``, which every estimator refuses as ``bounds``. The message says what would help: a public range
+for the columns named, the ε at which the rule would pass, or how many columns that ε can box.
 
 **Composition.** A record has a value in every column, so the columns are not disjoint parts of the data and
 parallel composition does not apply: the budget is split over the d columns by **basic sequential
