@@ -44,16 +44,17 @@ so the floating-point attack on the Laplace mechanism (Mironov 2012), which read
 bits of a noisy real number, does not apply; the counts are released on a power-of-two grid.
 
 **The verdict.** A column is *reliable* when (a) its locating budget (steps 1–3) times a 90 % lower confidence
-bound on its non-zero count is at least 60 — at or above which, over twelve real data sets, one column in 1,210
-came out absurd (covering under half of its values or over 1000 times too wide), against 15 % between 40 and 60
-and 29 % between 20 and 30 — and (b) the released selections agree with each other: the median not in the
-outermost cell of its grid (it would be beyond the scale), and the spread not at either end of its search range
-(the search was cut off there). Both read only ε, the weights, ``quantile``, ``locate_share`` and the releases,
-never the data, so the verdict is as private as the releases and costs nothing beyond ``epsilon``. When the counts
-alone fail (a), :func:`private_bounds` refuses before locating anything (only the counts are spent); when (b)
-fails it refuses with the box attached; with ``on_unreliable="flag"`` it returns the box marked
-``reliable=False``, which every estimator refuses as ``bounds``. The message says what would help: a public range
-for the columns named, the ε at which the rule would pass, or how many columns that ε can box.
+bound on its non-zero count is at least 60 (with the default ``log2_range`` of 129 octaves; ``60 ln K / ln 129``,
+at least 40, for K octaves) — at or above which, over twelve real data sets, one column in 1,210 came out absurd
+(covering under half of its values or over 1000 times too wide), against 15 % between 40 and 60 and 29 % between
+20 and 30 — and (b) the released selections agree with each other: the median not in the outermost cell of its
+grid (it would be beyond the scale), and the spread not at either end of its search range (the search was cut off
+there). Both read only ε, the weights, ``quantile``, ``locate_share`` and the releases, never the data, so the
+verdict is as private as the releases and costs nothing beyond ``epsilon``. When the counts alone fail (a),
+:func:`private_bounds` refuses before locating anything (only the counts are spent); when (b) fails it refuses
+with the box attached; with ``on_unreliable="flag"`` it returns the box marked ``reliable=False``, which every
+estimator refuses as ``bounds``. The message says what would help: a public range for the columns named, the ε at
+which the rule would pass, or how many columns that ε can box.
 
 **Composition.** A record has a value in every column, so the columns are not disjoint parts of the data and
 parallel composition does not apply: the budget is split over the d columns by **basic sequential
@@ -137,7 +138,16 @@ COUNT_SHARE = 0.1
 COUNT_CONFIDENCE = 0.9
 #: A column is located reliably when its locating budget times N is at least this much.
 LOCATE_SIGNAL = 60.0
-#: A tail is searched (rather than the window kept) when its budget times ``(1 - quantile) N`` is at least this.
+#: With a narrower ``log2_range`` (K octaves instead of 129) the threshold is ``LOCATE_SIGNAL ln K / ln 129``, but
+#: at least this: the scale step's cost grows with ``ln K``, the other steps' does not.
+LOCATE_SIGNAL_MIN = 40.0
+
+
+def _needed(lo, hi):
+    """The locating signal a column needs with the public range of magnitudes ``2^lo`` to ``2^hi``."""
+    k = hi - lo + 1
+    return LOCATE_SIGNAL if k == 129 else max(LOCATE_SIGNAL_MIN, LOCATE_SIGNAL * math.log(k) / math.log(129))
+#: A tail is searched (rather than the window kept) when its budget times ``(quantile - 1/2) N`` is at least this.
 TAIL_SIGNAL = 60.0
 _LOG2_LIMIT = 1000  # |log2 scale| allowed in log2_range: 2^(1000 + 6) is still a finite float
 _ROW_BLOCK = 1 << 16  # rows per block of the in-memory histograms (bounded temporaries)
@@ -486,9 +496,9 @@ def _advice(rows, eps):
     if weak:
         worst = min(weak, key=lambda r: r["signal"])
         z = math.log(0.5 / (1.0 - COUNT_CONFIDENCE))
-        per_col = (LOCATE_SIGNAL + (1 - COUNT_SHARE) * z / COUNT_SHARE) / (1 - COUNT_SHARE)  # ε_column times N
+        per_col = (worst["needed"] + (1 - COUNT_SHARE) * z / COUNT_SHARE) / (1 - COUNT_SHARE)  # ε_column times N
         helps = (f"the locating budget times the number of non-zero values is {worst['signal']:.3g} in the weakest "
-                 f"column (column {worst['column']}) and the method needs {LOCATE_SIGNAL:g}: what would help is a "
+                 f"column (column {worst['column']}) and the method needs {worst['needed']:.3g}: what would help is a "
                  f"public range for these columns (bounds from domain knowledge)")
         if n_typ >= 1:
             need = max(eps * per_col / (max(r["non-zero (noisy)"], 1.0) * r["epsilon"]) for r in weak)
@@ -506,16 +516,16 @@ def _advice(rows, eps):
     return "; ".join(parts)
 
 
-def _diag_row(j, eps_col, nz_hat, nz_low, eps_locate, tails, sel=None, lo=None, wide=False):
+def _diag_row(j, eps_col, nz_hat, nz_low, eps_locate, tails, needed, sel=None, lo=None, wide=False):
     row = {"column": j, "epsilon": eps_col, "non-zero (noisy)": nz_hat, "non-zero (lower bound)": nz_low,
            "signal": eps_locate * nz_low,
-           "needed": LOCATE_SIGNAL, "edges": "quantiles" if tails else "window", "scale": np.nan,
+           "needed": needed, "edges": "quantiles" if tails else "window", "scale": np.nan,
            "centre": np.nan, "spread": np.nan, "low": np.nan, "high": np.nan, "consistent": None}
     if sel is not None:
         k1, c, k2, low, high = sel
         row.update({"scale": 2.0 ** k1, "centre": c, "spread": 2.0 ** (k2 / SPREAD_BINS_PER_OCTAVE), "low": low,
                     "high": high, "consistent": _consistent(k1, c, k2, lo, wide)})
-    row["reliable"] = bool(row["signal"] >= LOCATE_SIGNAL and row["consistent"] is True)
+    row["reliable"] = bool(row["signal"] >= needed and row["consistent"] is True)
     return row
 
 
@@ -603,7 +613,8 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
         The public range of magnitudes searched, ``2^lo`` to ``2^hi`` (``-1000 <= lo < hi <= 1000``).
         Magnitudes below ``2^lo`` count as zeros; larger ones than ``2^hi`` fall into the last octave. Narrowing
         it to the plausible units of the data makes the scale step more reliable (its cost grows with the
-        logarithm of the number of octaves).
+        logarithm of the number of octaves) and lowers the threshold of the verdict accordingly, from 60 to 42
+        for ``(-10, 20)``.
     n_public : float, optional
         Not needed, and it does not change the release: the rules use each column's noisy count of non-zero
         values, which the method needs in any case (a mostly-zero column is located from its non-zero values).
@@ -720,8 +731,9 @@ def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
     flat = _split_budget(eps - math.fsum(eps_count), [v for st in steps for v in st])
     at = np.cumsum([0] + [len(st) for st in steps])
     steps = [flat[at[j]:at[j + 1]] for j in range(d)]
-    rows = [_diag_row(j, col[j], nz_hat[j], nz_low[j], eps_locate[j], tails[j]) for j in range(d)]
-    if mode == "raise" and any(r["signal"] < LOCATE_SIGNAL for r in rows):
+    needed = _needed(lo, hi)
+    rows = [_diag_row(j, col[j], nz_hat[j], nz_low[j], eps_locate[j], tails[j], needed) for j in range(d)]
+    if mode == "raise" and any(r["signal"] < r["needed"] for r in rows):
         raise UnreliableBoundsError("private_bounds: " + _advice(rows, eps) + " (only the noisy counts were spent)",
                                     None, BoundsDiagnostics(rows))
     k1 = [int(_select_scale(cnt_scale[j], lo, steps[j][0], rng, None, inner, names[j])) for j in range(d)]
@@ -742,7 +754,7 @@ def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
             low[j], high[j] = _select_edges(cnt[j], c[j], Wt[j], q, steps[j][3], steps[j][4], rng, None, inner,
                                             names[j])
     low, high = _ordered(low, high)
-    rows = [_diag_row(j, col[j], nz_hat[j], nz_low[j], eps_locate[j], tails[j],
+    rows = [_diag_row(j, col[j], nz_hat[j], nz_low[j], eps_locate[j], tails[j], needed,
                       (k1[j], c[j], k2[j], low[j], high[j]), lo, wide[j]) for j in range(d)]
     diag = BoundsDiagnostics(rows)
     reliable = all(r["reliable"] for r in rows)

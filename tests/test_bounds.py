@@ -449,10 +449,14 @@ def test_bad_on_unreliable(value):
         private_bounds(np.zeros((10, 2)), 1.0, on_unreliable=value)
 
 
-def test_narrow_log2_range_is_accepted():
+def test_narrow_log2_range_is_accepted_and_lowers_the_threshold():
     X = gaussian_blobs(2000)
-    low, high = private_bounds(X, 1.0, log2_range=(-8, 8), random_state=0)
-    assert np.all(low < X.mean(0)) and np.all(high > X.mean(0))
+    box = private_bounds(X, 1.0, log2_range=(-8, 8), random_state=0)
+    assert np.all(box[0] < X.mean(0)) and np.all(box[1] > X.mean(0))
+    assert box.diagnostics[0]["needed"] == 40.0  # 60 ln 17 / ln 129 = 35 is below the floor
+    box = private_bounds(X, 1.0, log2_range=(-10, 20), random_state=0)
+    assert box.diagnostics[0]["needed"] == pytest.approx(60 * math.log(31) / math.log(129))
+    assert private_bounds(X, 1.0, random_state=0).diagnostics[0]["needed"] == LOCATE_SIGNAL == 60.0
 
 
 def test_extreme_weights_still_spend_epsilon_or_are_refused_before_any_release():
