@@ -408,9 +408,13 @@ def check_bounds(bounds, n_features: int | None = None, name: str = "bounds"):
     Bounds are **required** and must be public: reading them off the private data would leak its extremes
     (use :func:`dpclust_core.bounds.private_bounds` to find them privately). Raises ``ValueError`` if a bound
     is not finite or exceeds :data:`MAX_BOUND` in magnitude, if ``low >= high`` anywhere, if a width is below
-    ``max(1e-100, 1e-12 * magnitude)`` (scaling by it would overflow or lose every digit), or if the number of
-    dimensions does not match ``n_features``.
+    ``max(1e-100, 1e-12 * magnitude)`` (scaling by it would overflow or lose every digit), if the number of
+    dimensions does not match ``n_features``, or if ``bounds`` is a box that ``private_bounds`` flagged as
+    unreliable (``reliable=False``).
     """
+    if getattr(bounds, "reliable", True) is False:  # a box flagged by private_bounds
+        raise ValueError(f"{name} is a box that private_bounds flagged as unreliable; it is refused. "
+                         f"{getattr(bounds, 'advice', '')}")
     if bounds is None:
         raise BadTypeError(f"{name} is required: the data domain must be public, never read off the private "
                            f"data (that would leak its extremes); pass {name}=(low, high) from domain knowledge, "

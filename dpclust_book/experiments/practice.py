@@ -90,7 +90,7 @@ def bounds_coverage(X, epsilons, seeds, **kwargs) -> pd.DataFrame:
     rows = []
     for eps in epsilons:
         for s in seeds:
-            low, high = private_bounds(X, eps, random_state=s, **kwargs)
+            low, high = private_bounds(X, eps, random_state=s, **{"on_unreliable": "flag", **kwargs})
             inside = np.mean((X >= low) & (X <= high), axis=0)
             for j in range(X.shape[1]):
                 rows.append({"epsilon": eps, "seed": s, "column": j, "low": low[j], "high": high[j],
