@@ -32,16 +32,22 @@ def gaussian_blobs(n=5000, seed=0):
     return centers[rng.integers(0, 4, n)] + rng.normal(size=(n, 2))
 
 
-def coverage_and_width(X, eps, seeds=10, **kw):
-    """Mean fraction of the values inside the box (per column) and median width / the 1-99 % range."""
-    cov, wid = [], []
+def coverage_and_width(X, eps, seeds=10, max_refusals=0, **kw):
+    """Mean fraction of the values inside the box (per column) and median width / the 1-99 % range, over the
+    boxes handed back; at most ``max_refusals`` of the seeds may be refused (a refusal is never garbage)."""
+    cov, wid, refused = [], [], 0
     q = np.quantile(X, [0.01, 0.99], axis=0)
     ref = q[1] - q[0]
     for s in range(seeds):
-        low, high = private_bounds(X, eps, random_state=s, **kw)
+        try:
+            low, high = private_bounds(X, eps, random_state=s, **kw)
+        except UnreliableBoundsError:
+            refused += 1
+            continue
         cov.append(((X >= low) & (X <= high)).mean())
         keep = ref > 0
         wid.append(np.median((high - low)[keep] / ref[keep]))
+    assert refused <= max_refusals, f"{refused} of {seeds} seeds refused"
     return float(np.mean(cov)), float(np.median(wid))
 
 
@@ -242,7 +248,8 @@ def test_the_verdict_reads_only_the_releases(monkeypatch):
 # ------------------------------------------------------------------------------------------- utility
 @pytest.mark.parametrize("eps", [1.0, 0.1])
 def test_coverage_and_width_on_5000_points(eps):
-    cov, width = coverage_and_width(gaussian_blobs(), eps)
+    # at eps 0.1 the verdict refuses 1 seed in 40 (the spread drawn at the end of its search range), seed 5 here
+    cov, width = coverage_and_width(gaussian_blobs(), eps, max_refusals=0 if eps >= 1 else 1)
     # measured (10 seeds): 0.99 / 1.2 at eps 1 (the edges searched), 0.999 / 1.6 at eps 0.1 (the window)
     assert cov >= 0.97
     assert 0.8 <= width <= 2.5
