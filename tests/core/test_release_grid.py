@@ -42,7 +42,7 @@ PRIVATE_FUNCTIONS = {
     "choose_k": "X", "em_threshold": "W", "adaptive_grid_synthetic": "X", "ktuple.private_interior_point": "x",
     "ktuple.private_bounding_segment": "x", "ktuple.private_average_1d": "x", "ktuple.private_average": "X",
     "ktuple.good_centers": "T", "ktuple.good_centers_status_samples": "T", "gmm.naive_noisy_points": "X",
-    "svt.run": "queries", "private_bounds": "X",
+    "svt.run": "queries", "private_bounds": "X", "private_count": "X",
     **{f"svt.{v}": "queries" for v in ("lyu_su_li", "dwork_roth_2014", "roth_2011", "lee_clifton_2014",
                                        "stoddard_2014", "chen_2015", "gptt", "standard")},
     **{f"svt.select_top_c[{m}]": "scores" for m in ("svt", "dpbook", "retraversal", "em")},
@@ -51,11 +51,11 @@ PRIVATE_FUNCTIONS = {
 NOT_RELEASES = {
     "naive_laplace": "the textbook sampler kept for study, not private (used below as a control)",
     "simulate_one_round_mse": "a simulation that reports its error against the true data",
-    "gmm.compare_methods": "an experiment loop reporting errors against the truth",
-    "gmm.separation_success_rate": "an experiment loop reporting success rates against the truth",
-    "gmm.separation_sample_complexity": "an experiment loop reporting sample complexities",
+    "gx.compare_methods": "an experiment loop reporting errors against the truth",
+    "gx.separation_success_rate": "an experiment loop reporting success rates against the truth",
+    "gx.separation_sample_complexity": "an experiment loop reporting sample complexities",
     "svt.monte_carlo_probability": "a Monte Carlo estimate of an output probability on given queries",
-    "svt.audit_variant": "an audit of a variant on given queries", "svt.three_views": "an analysis figure",
+    "svt.audit_variant": "an audit of a variant on given queries", "svt_ex.three_views": "an analysis figure",
     "audit.audit": "the auditor", "audit.fisher_thinned_pvalue": "a statistical test",
 }
 
