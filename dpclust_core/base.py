@@ -42,6 +42,7 @@ from . import _kernels
 from ._validation import ArrayLike, budget_shares, check_bounds, check_data, check_rng, is_dask_array
 from .accounting import PrivacyLedger
 from .count import _noisy_count  # the one noisy count of the package
+from .mechanisms import _grid_steps, _snap_release, laplace_grid
 
 __all__ = ["Estimator", "DPEstimator", "CentroidMixin", "ScaledCentroidMixin", "NotFittedError", "N_PUBLIC_DOC", "N_SHARE_DOC"]
 
@@ -161,12 +162,46 @@ class DPEstimator(Estimator):
             rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
             with _kernels.single_blas_thread(), self._budget_context(p):
                 self._fit(X, p, ledger, rng)
+            self._snap_releases()
         ledger.check()
         self.ledger_ = ledger
         return self
 
     def _fit(self, X, p, ledger, rng):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    # ------------------------------------------------------------------ released floats on public grids
+    #: The fitted attributes an algorithm computes from its releases (post-processing), each with the public scale
+    #: of the power-of-two grid it is rounded onto at the end of ``fit`` (2^-40 of the scale, see
+    #: :func:`~dpclust_core.mechanisms.grid_step`): a number, a callable of the fitted estimator, "box" (the
+    #: width of the public ``bounds``, per column), "domain" (the scaled domain ``2 r_``), their squares "box2" and
+    #: "domain2", or "count" (the grid of a noisy count); None marks a fitted estimator, which rounds its own.
+    #: Rounding a post-processed value costs no privacy; it leaves no low-order bits of the arithmetic behind.
+    _release_grids: dict = {"cluster_centers_": "box", "scaled_centers_": "domain", "init_scores_": "domain2",
+                            "grid_size_": 1.0}
+
+    def _snap_releases(self):
+        """Round every attribute named in ``_release_grids`` (when set) onto its public grid."""
+        for name, scale in self._release_grids.items():
+            value = getattr(self, name, None)
+            if isinstance(value, DPEstimator):
+                value._snap_releases()
+            elif value is not None and scale is not None:
+                setattr(self, name, _snap_release(value, self._release_step(scale)))
+
+    def _release_step(self, scale):
+        if callable(scale):
+            scale = scale(self)
+        if scale == "count":
+            return laplace_grid(1.0)[0]
+        if isinstance(scale, str):
+            if scale.startswith("box"):
+                low, high = self.bounds_
+                w = np.asarray(high, dtype=float) - np.asarray(low, dtype=float)
+            else:
+                w = np.float64(2.0 * self.r_)
+            scale = np.multiply.outer(w, w) if scale.endswith("2") else w
+        return _grid_steps(scale)
 
     def _budget_context(self, p):
         """A context that reports a release whose share of the budget is too small naming ``_budget_params``."""

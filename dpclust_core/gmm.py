@@ -791,6 +791,10 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
     """
 
     _budget_params = ("epsilon", "delta", "x1_fraction", "budget_split")
+    #: Post-processed releases and the public scale of their grids (see DPEstimator): the public radius, its
+    #: square for the covariances.
+    _release_grids = {"means_": lambda est: est.radius, "covariances_": lambda est: est.radius**2,
+                      "weights_": 1.0, "centers_": lambda est: est.radius, "clip_radius_": lambda est: est.radius}
     _parameters = dict(n_components=Int(2, _kt.MAX_K), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        sigma_min=Real(0.0), sigma_max=Real(0.0, low_open=True), n_tuples=NoneOr(Int(1, _kt.MAX_TUPLES)),
                        x1_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
@@ -900,6 +904,7 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
         try:
             with _kernels.single_blas_thread():
                 self._fit_parts(T, X2, p, setup, ledger, rng)
+            self._snap_releases()
         finally:
             if p.ledger is not None and len(ledger):
                 p.ledger.extend(ledger, group=f"{type(self).__name__}.fit_tuples")
@@ -1042,6 +1047,10 @@ class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
     ((2, 2), (1.0, 1e-05))
     """
 
+    #: Post-processed releases and the public scale of their grids (see DPEstimator): the public radius, its
+    #: square for the covariances.
+    _release_grids = {"means_": lambda est: est.radius, "covariances_": lambda est: est.radius**2,
+                      "weights_": 1.0, "centers_": lambda est: est.radius, "clip_radius_": lambda est: est.radius}
     _parameters = dict(n_components=Int(1, _kt.MAX_K), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        deconvolve=Bool(), sigma_min=Real(0.0, low_open=True), n_init=Int(1, 100),
                        max_iter=Int(1, 100_000), random_state=RandomState(), ledger=Ledger())

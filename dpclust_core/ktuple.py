@@ -56,8 +56,8 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, ArrayOrNone, BadTypeError, 
 from ._validation import check_n_public
 from .accounting import PrivacyLedger, advanced_composition_inverse
 from .base import CentroidMixin, DPEstimator
-from .mechanisms import (GRID_BITS, discrete_gaussian_sigma, exponential_mechanism_intervals, gaussian_mechanism,
-                         gaussian_sigma, laplace_grid, laplace_mechanism)
+from .mechanisms import (GRID_BITS, _grid_step, _snap, discrete_gaussian_sigma, exponential_mechanism_intervals,
+                         gaussian_mechanism, gaussian_sigma, laplace_grid, laplace_mechanism)
 
 __all__ = [
     # primitives
@@ -198,8 +198,9 @@ def _grid(low, high, resolution):
         raise ValueError(f"resolution={xi} is too fine for [low, high] = [{low}, {high}]: the grid would have more "
                          f"than 2^52 points")
     j_low, j_high = math.ceil(low / step), math.floor(high / step)
-    if j_low > j_high:
-        raise ValueError(f"resolution={xi} is too coarse for [low, high] = [{low}, {high}]: no grid point inside")
+    if j_high - j_low < 1:
+        raise ValueError(f"resolution={xi} is too coarse for [low, high] = [{low}, {high}]: the grid needs at least "
+                         f"two points inside")
     return j_low * step, j_high * step, step, j_high - j_low
 
 
@@ -444,7 +445,7 @@ def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
         s = float(np.sum(np.clip(x, z1, z2) - mu))
         noisy = gaussian_mechanism(s, 2 * h, eps / 2, dl, rng, l0_sensitivity=1, ledger=ledger,
                                    name=name + " Gaussian sum")
-    return float(mu + noisy / n_pub)
+    return float(_snap(np.float64(mu + noisy / n_pub), _grid_step(high - low)))  # post-processing, on a grid
 
 
 # =====================================================================================================
@@ -569,7 +570,8 @@ def _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, r
         with _composed(ledger, how, name, dl / 2):
             y = np.array([_average_1d(Z[:, j], eps_c, dl_c, g_low, g_high, xi, n_grid, n_pub, t, rng, ledger,
                                       f"{name}: coord {j}") for j in range(d)])
-        return c + _project_to_ball(y[None, :], np.zeros(d), rad)[0]  # post-processing: stay in the domain
+        # post-processing: stay in the domain, on the public grid of its diameter
+        return _snap(c + _project_to_ball(y[None, :], np.zeros(d), rad)[0], _grid_step(2 * rad))
     U = random_rotation(d, rng)
     W = Z @ U.T
     # the pure segment stage may borrow delta/2 (as delta') for advanced composition
@@ -584,11 +586,14 @@ def _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, r
                                              f"{name}: rotated coord {j} segment")
     mid = (lo + hi) / 2
     Wc = np.clip(W, lo, hi) - mid[None, :]
-    sens = float(np.linalg.norm(hi - lo))  # covers replace; add/remove needs only half
+    # covers replace (add/remove needs only half); rounded up onto the public grid of the domain's diameter
+    step = _grid_step(2 * rad)
+    sens = math.ceil(float(np.linalg.norm(hi - lo)) / step) * step
     noisy = gaussian_mechanism(Wc.sum(axis=0), sens, eps / 2, dl - dl_seg, rng, l0_sensitivity=d, ledger=ledger,
                                name=f"{name}: Gaussian on the clipped rotated sum")
     y = mid + noisy / n_pub
-    return c + _project_to_ball((U.T @ y)[None, :], np.zeros(d), rad)[0]  # post-processing: stay in the domain
+    # post-processing: stay in the domain, on the public grid of its diameter
+    return _snap(c + _project_to_ball((U.T @ y)[None, :], np.zeros(d), rad)[0], step)
 
 
 # =====================================================================================================
@@ -983,6 +988,8 @@ class _KTupleBase(DPEstimator):
     """
 
     _x_name = "T"
+    #: The centres are mechanism releases or post-processing of them (see each algorithm and DPEstimator).
+    _release_grids: dict = {}
 
     def _validate_data(self, T, reset=True):
         T = check_data(T, "T", ndim=3)
@@ -1098,6 +1105,8 @@ class PrivatekAverages(_KTupleBase):
     (True, (4.0, 1e-06))
     """
 
+    #: The centres (private averages, post-processed) on the grid of the public radius (see DPEstimator).
+    _release_grids = {"cluster_centers_": lambda est: est.radius}
     _parameters = dict(n_clusters=Int(1, MAX_K), epsilon=Epsilon(), delta=Delta(), radius=Radius(),
                        center=ArrayOrNone(), r_min=NoneOr(Real(0.0, low_open=True)),
                        beta=Real(MIN_BETA, 1.0, high_open=True), gamma=Real(9.0), rotate=Bool(),
@@ -1605,6 +1614,8 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
     """
 
     _budget_params = ("epsilon", "delta", "tuple_fraction", "count_fraction")
+    #: Post-processed releases and the public scale of their grids (see DPEstimator).
+    _release_grids = {"cluster_centers_": "box", "tuple_centers_": "box"}
     _parameters = dict(n_clusters=Int(1, MAX_K), epsilon=Epsilon(), delta=Delta(), bounds=BoundsSpec(),
                        n_tuples=NoneOr(Int(2, MAX_TUPLES)), tuple_algorithm=Options("noisy_centers", "averages"),
                        tuple_fraction=Real(0.0, 1.0, low_open=True, high_open=True),

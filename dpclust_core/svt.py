@@ -412,9 +412,10 @@ def _simulate_block(cfg, q, t, n, rng):
     m = q.shape[-1]
     d = q - t  # ⊤ iff d_i + ν_i >= ρ
     if cfg.b_nu > 0:
-        x = laplace_noise(cfg.b_nu, (n, m), rng)
-        x += d
+        nu = laplace_noise(cfg.b_nu, (n, m), rng)
+        x = nu + d
     else:
+        nu = None
         x = np.broadcast_to(d, (n, m))
     if cfg.resample_b is not None:  # Alg. 18: ρ redrawn after every ⊤; loop over queries only
         c = cfg.cutoff
@@ -432,7 +433,10 @@ def _simulate_block(cfg, q, t, n, rng):
     rho = laplace_noise(cfg.b_rho, (n, 1), rng)
     above = x >= rho
     if cfg.numeric == "same":  # Alg. 19 releases the very value it compared: q_i + ν_i
-        out = np.where(above, x + t, 0.0)
+        # with q rounded onto the grid of ν (laplace_noise's), so that the sum is exact: the released float has
+        # no low-order bits of q (the variant is still not private: it releases the noise it compared)
+        gamma = 2.0 ** (math.floor(math.log2(cfg.b_nu)) - 20)
+        out = np.where(above, np.rint(q / gamma) * gamma + nu, 0.0) if nu is not None else np.where(above, q, 0.0)
     elif cfg.numeric == "fresh":  # Alg. 23 with eps3 > 0: fresh noise for the release
         # a released number goes through the floating-point-safe mechanism: q rounded to a power-of-two grid,
         # exact discrete noise of scale b_out (up to a factor 1 + 2^-10) on that grid (Mironov 2012)

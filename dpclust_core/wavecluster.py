@@ -56,8 +56,8 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, Boun
 from ._validation import NPublic, check_n_public
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
-from .mechanisms import (_grid_index, _interval_grid, exponential_mechanism_intervals,
-                         exponential_mechanism_probabilities, laplace_mechanism)
+from .mechanisms import (_grid_index, _grid_steps, _interval_grid, _snap, exponential_mechanism_intervals,
+                         exponential_mechanism_probabilities, laplace_grid, laplace_mechanism)
 
 __all__ = [
     "cell_index",
@@ -221,8 +221,9 @@ def _intervals(W, p, upper):
     return xs[1:], xs[:-1], np.arange(m + 1), _k_of(m, p)
 
 
-#: The grid of PrivTHR_EM's default ``upper`` (that of a noisy count, :func:`~dpclust_core.mechanisms.laplace_grid`).
-_UPPER_STEP = 2.0**-11
+#: The grid of a noisy count (:func:`~dpclust_core.mechanisms.laplace_grid` at sensitivity 1): that of PrivTHR_EM's
+#: default ``upper``; the noisy Haar values W' are on it divided by 2^d.
+_COUNT_STEP = laplace_grid(1.0)[0]
 
 
 def _ceil_to(x, step):
@@ -517,7 +518,8 @@ def _ag_synthetic(X, low, high, epsilon, N, rng, ledger, c=10.0, c2=5.0, alpha=0
     size = 1.0 / (m1 * mleaf)
     rep = np.repeat(np.arange(total), counts)
     pts = np.column_stack([x0[rep], y0[rep]]) + rng.uniform(size=(rep.size, d)) * size[rep, None]
-    return low + pts * (high - low)
+    # synthetic points: uniform in public cells, rounded onto the public grid of the box (post-processing)
+    return _snap(low + pts * (high - low), _grid_steps(high - low))
 
 
 def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng: RNGLike = None, *,
@@ -895,7 +897,7 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
             N, e_n = self._estimate_n(X, p, p.n_share * eps, rng, ledger)
             self.n_estimate_ = float(N)
             rest = eps - e_n
-            upper = _ceil_to(N / 2.0 ** (d / 2.0), _UPPER_STEP)  # post-processing of N, on a public grid
+            upper = _ceil_to(N / 2.0 ** (d / 2.0), _COUNT_STEP)  # post-processing of N, on a public grid
         alpha = p.alpha if p.alpha is not None else DEFAULT_ALPHA.get(p.method)
         e1 = rest if p.method == "qt" else alpha * rest
         e2 = rest - e1  # the remainder, so that the parts add up to epsilon
@@ -904,7 +906,8 @@ class PrivateWaveCluster(_GridPredictMixin, DPEstimator):
         # Laplace noise on EVERY cell of the public grid (one release, L1 sensitivity 1, one cell per record)
         self.noisy_counts_ = laplace_mechanism(M, 1.0, e1, rng, l0_sensitivity=1, ledger=ledger,
                                                name="noisy count matrix M'")
-        self.noisy_W_ = Wn = _haar(self.noisy_counts_, False)
+        # W' on a public grid (post-processing of M'): the noisy counts' grid over 2^d holds every Haar average
+        self.noisy_W_ = Wn = _snap(_haar(self.noisy_counts_, False), _COUNT_STEP * 2.0**-d)
         Lp = np.sort(Wn[Wn > 0])[::-1]  # L' descending
         if p.method == "qt":
             kp = _k_of(Lp.size, p.p)

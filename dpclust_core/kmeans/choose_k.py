@@ -134,6 +134,8 @@ class _ChooseK(DPEstimator):
     """The estimator behind :func:`choose_k` (the ledger, the budget check and the validation of DPEstimator)."""
 
     _accepts_dask = True  # one histogram: a reduction over the rows, computed on the workers
+    #: Post-processed releases (one per candidate k) and the public scale of their grids (see DPEstimator).
+    _release_grids = {"scores_": 1.0, "centers_": "box", "scaled_centers_": lambda est: 2.0 * est.r}
     _parameters = dict({k: v for k, v in _GRID_PARAMS.items() if k not in ("n_clusters", "init")},
                        k_range=_KRange(), theta=Real(0.0, low_open=True))
 

@@ -285,6 +285,11 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
 
     _accepts_dask = True  # the histogram and the round are reductions over the rows: computed on the workers
     _budget_params = ("epsilon", "n_share", "rho")
+    #: Post-processed releases and the public scale of their grids (see DPEstimator); the DPLloyd round rounds
+    #: its own.
+    _release_grids = {**DPEstimator._release_grids, "decision_": "domain2", "f_": 1.0,
+                      "eugkm_scaled_centers_": "domain", "eugkm_centers_": "box", "round_": "domain",
+                      "dplloyd_": None}
     _parameters = dict(_COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
                        weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
                        rho=Real(0.0, 0.5))

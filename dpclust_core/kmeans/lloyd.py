@@ -39,7 +39,7 @@ from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Le
 from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
-from ..mechanisms import laplace_mechanism
+from ..mechanisms import _grid_step, laplace_mechanism
 from .error_models import RHO, _epsilon_m, _n_rounds, budget_split
 
 __all__ = [
@@ -551,6 +551,12 @@ class _InitSpec(Spec):
         return check_data(value, name)
 
 
+def _to_grid_towards_zero(C, r):
+    """Centroids rounded towards 0 onto the public power-of-two grid of the scaled domain ``[-r, r]``."""
+    step = _grid_step(2.0 * r)
+    return np.trunc(C / step) * step
+
+
 class DPLloyd(ScaledCentroidMixin, DPEstimator):
     """Differentially private Lloyd's algorithm (DPLloyd), in three configurations.
 
@@ -686,6 +692,10 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
 
     _accepts_dask = True  # every round is a reduction over the rows: computed on the workers
     _budget_params = ("epsilon", "n_share", "rho")  # rho sets the count/sum split of a round (Eq. 4.7)
+    #: Post-processed releases and the public scale of their grids (see DPEstimator): the centres, and the round
+    #: budget DPLloyd-Impr derives from the noisy N. The centroids of every round are on the grid already (the
+    #: update rule rounds them).
+    _release_grids = {**DPEstimator._release_grids, "epsilon_m_": lambda est: est.epsilon}
     _parameters = {
         "n_clusters": Int(1, _MAX_K),
         "epsilon": Epsilon(),
@@ -764,8 +774,8 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
         self.guard_ = guard
         self.domain_ = "l1" if lee_kifer else "box"
         self.min_count_ = 1.0
-        C = (self._initial_centroids(p, k, d, init_rng) if init_scaled is None
-             else np.array(init_scaled, dtype=float, copy=True))
+        C = _to_grid_towards_zero(self._initial_centroids(p, k, d, init_rng) if init_scaled is None
+                                  else np.array(init_scaled, dtype=float, copy=True), r)
         self.init_centroids_ = C.copy()
 
         # ---- the first round's pass over the data comes before any noise: the initial centroids are public,
@@ -848,19 +858,23 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
 
     @staticmethod
     def _update(C_prev, n_counts, n_sums, project, lee_kifer, r):
-        """The post-processing rule (guard): count < 1 keeps the previous centroid; optional projection."""
+        """The post-processing rule (guard): count < 1 keeps the previous centroid; optional projection; then
+        every coordinate rounded towards 0 onto the public grid of the domain (which keeps it in the box and the
+        L1 ball)."""
         ok = n_counts >= 1.0
         newC = C_prev.copy()
         newC[ok] = n_sums[ok] / n_counts[ok, None]
         if project:
             newC = _project_l1(newC) if lee_kifer else np.clip(newC, -r, r)
-        return newC
+        return _to_grid_towards_zero(newC, r)
 
     def update_rule(self, previous_centroids, noisy_counts, noisy_sums) -> np.ndarray:
         """Apply this fitted estimator's post-processing rule to given noisy statistics (scaled domain).
 
         ``update_rule(h["centroids"], h["noisy_counts"], h["noisy_sums"])`` reproduces ``h["new_centroids"]``
-        for every round ``h`` of ``history_``.
+        for every round ``h`` of ``history_``: the guard, the projection, and the rounding of every coordinate
+        towards 0 onto the power-of-two grid ``2^(floor(log2 2r) - 40)`` of the scaled domain (a public grid, so
+        the released centroids carry no low-order bits of the arithmetic).
 
         Parameters
         ----------

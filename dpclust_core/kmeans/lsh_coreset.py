@@ -140,7 +140,7 @@ _EXTRA_DEPTH = 3
 _MAX_DEPTH = 24
 _GRID = 2048  # pieces of the geometric grid of the clipping-radius quantile
 _GRID_OCTAVES = 40  # the grid spans [2R 2^-40, 2R]
-_RADIUS_GRID_BITS = 50  # the released radius is a multiple of 2^(floor(log2 2R) - 50): every piece holds points
+_RADIUS_GRID_BITS = 48  # the released radius is a multiple of 2^(floor(log2 2R) - 48): every piece holds points
 _WARD_MAX = 1500  # Ward agglomeration up to this many seeds (O(s^2) memory), k-means++ beyond
 _BLOCK_ELEMS = 1 << 20
 _RADIUS_SHARE = 0.03  # with radius="private": the share of epsilon (after N) of the ball's radius
@@ -325,6 +325,16 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
     >>> round(eps, 9), delta
     (1.0, 1e-06)
     """
+
+    #: Post-processed releases and the public scale of their grids (see DPEstimator): the centres on the grid of
+    #: the box, the coreset in the centred seeding space on that of the box's half-diagonal, its weights on the
+    #: grid of a noisy count.
+    _release_grids = {"cluster_centers_": "box", "coreset_centers_": lambda est: est._half_diagonal(),
+                      "coreset_weights_": "count", "leaf_threshold_": "count"}
+
+    def _half_diagonal(self):
+        low, high = self.bounds_
+        return float(0.5 * np.linalg.norm(np.asarray(high, float) - np.asarray(low, float)))
 
     _parameters = dict(
         n_clusters=Int(1, _MAX_K),
@@ -535,7 +545,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         """Step 7: the exponential mechanism over a geometric grid of radii for the q-quantile of the distances.
 
         The radius released is a point of the power-of-two grid ``j·step`` of ``(0, top]`` (``step`` about
-        ``top·2^-50``): piece i of the geometric grid holds the grid points in ``(edges[i], edges[i+1]]``, its
+        ``top·2^-48``): piece i of the geometric grid holds the grid points in ``(edges[i], edges[i+1]]``, its
         count is the base measure, and a grid point is drawn uniformly inside the selected piece."""
         top = 2.0 * r_max
         edges = np.concatenate([[0.0], top * np.exp2(np.linspace(-_GRID_OCTAVES, 0.0, _GRID))])

@@ -54,8 +54,8 @@ from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, BoundsSpec, 
 from .._validation import NPublic
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
-from ..mechanisms import (_grid_index, _interval_grid, exponential_mechanism, exponential_mechanism_intervals,
-                          laplace_mechanism)
+from ..mechanisms import (_grid_index, _grid_step, _interval_grid, exponential_mechanism,
+                          exponential_mechanism_intervals, laplace_mechanism)
 from .grid import MAX_K, _check_k_size, _check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
@@ -308,6 +308,8 @@ class GkM(ScaledCentroidMixin, DPEstimator):
     ((3, 2), 1.0, 7)
     """
 
+    #: Post-processed releases and the public scale of their grids (see DPEstimator).
+    _release_grids = {**DPEstimator._release_grids, "noise_scale_": "domain"}
     _parameters = dict(
         n_clusters=Int(1, MAX_K), epsilon=Epsilon(), bounds=BoundsSpec(),
         n_blocks=NoneOr(Int(1, MAX_ALLOCATION)), block_exponent=Real(0.0, 1.0, low_open=True),
@@ -379,13 +381,15 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         # 3. clip the block outputs to the range (what bounds the sensitivity), average, Laplace per dimension
         cents = np.clip(cents, rng_range[:, 0], rng_range[:, 1])
         avg = cents.mean(axis=0)  # (k, d)
-        widths = rng_range[:, 1] - rng_range[:, 0]
+        widths = rng_range[:, 1] - rng_range[:, 0]  # exact: differences of grid points
         noisy = np.empty((k, d))
         scale = np.empty(d)
+        step = _grid_step(2.0 * r)
         for i in range(d):
-            # dimension i: k averages, each moved by <= width_i / l by one record: L1 sensitivity k width_i / l;
-            # budget eps_noise / d, i.e. Lap(k d width_i / (l eps_noise)) per coordinate = Eq. (4.10)
-            sens = k * widths[i] / ell
+            # dimension i: k averages, each moved by <= width_i / l by one record: L1 sensitivity k width_i / l,
+            # rounded up onto the public grid of the domain; budget eps_noise / d, i.e.
+            # Lap(k d width_i / (l eps_noise)) per coordinate = Eq. (4.10)
+            sens = math.ceil(k * widths[i] / ell / step) * step
             scale[i] = sens / (eps_noise / d)
             noisy[:, i] = laplace_mechanism(avg[:, i], sens, eps_noise / d, rng, l0_sensitivity=k, ledger=ledger,
                                             name=f"GkM noisy average: dim {i}")

@@ -2,6 +2,7 @@
 (spec ``dp-basics-and-kmeans.md`` §2.5, §3.1–§3.6, §7, §8; ``mcmc-postprocessing.md`` §1.2, §10)."""
 import contextlib
 import importlib
+import math
 from pathlib import Path
 
 import numpy as np
@@ -321,11 +322,14 @@ def test_noise_actually_added_has_the_recorded_scales(variant, d):
 
 
 # ------------------------------------------------------------------ history
-def _rule(prev, cnt, sums, proj):
+def _rule(prev, cnt, sums, proj, r=1.0):
+    """The update rule, written out: guard, projection, then every coordinate rounded towards 0 onto the public
+    grid 2^(floor(log2 2r) - 40) of the scaled domain."""
     out = prev.copy()
     ok = cnt >= 1.0
     out[ok] = sums[ok] / cnt[ok, None]
-    return proj(out)
+    step = 2.0 ** (math.floor(math.log2(2 * r)) - 40)
+    return np.trunc(proj(out) / step) * step
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
