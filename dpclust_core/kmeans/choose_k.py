@@ -199,11 +199,13 @@ def k_cap(n: float, epsilon_hist: float, n_cells: int, min_snr: float = 3.0) -> 
 
 
 def _k_cap(n, eps, M, z):
-    with np.errstate(over="ignore"):
-        snr_cap = (float(n) * eps) ** 2 / (2.0 * z * z * M) * (1.0 / (_cell_noise_scale(1.0) ** 2))
     cap = min(M, MAX_K)
-    if np.isfinite(snr_cap) and snr_cap < cap:
-        cap = int(math.floor(snr_cap))
+    if n <= 0.0:
+        return 0
+    # log of (n eps / s)^2 / (2 z^2 M), s = the cell noise scale at epsilon 1 (no overflow for huge n or eps)
+    log_snr_cap = 2.0 * (math.log(n) + math.log(eps) - math.log(_cell_noise_scale(1.0))) - math.log(2.0 * z * z * M)
+    if log_snr_cap < math.log(cap):
+        cap = int(math.floor(math.exp(log_snr_cap)))
     return max(int(cap), 0)
 
 
@@ -236,7 +238,7 @@ def _bootstrap_picks(syn, ks, warm, p, rng):
     every candidate from the released winner for that k (a warm start) and ``max(1, n_init // n_boot)`` fresh
     sphere-packing starts, so the whole bootstrap costs about as many Lloyd runs as the selection itself.
     """
-    b = _cell_noise_scale(syn.epsilon)
+    b = max(_cell_noise_scale(syn.epsilon), 1e-280)  # below that the noise vanishes next to any count anyway
     n_fresh = max(1, p.n_init // p.n_boot)
     picks = np.empty(p.n_boot, dtype=np.int64)
     for i in range(p.n_boot):  # a loop over replicates (each one vectorised over cells and starts)
