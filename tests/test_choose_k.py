@@ -42,6 +42,7 @@ def test_k_cap_is_the_stated_formula():
     assert k_cap(100_000, 0.95, 9500) == 9500          # the grid is the limit
     assert k_cap(10, 1.0, 10**6) == 0                  # nothing to see
     assert k_cap(1e300, 1e300, 7) == 7                 # no overflow
+    assert k_cap(200, 9.5e299, 10_000) == 10_000 and k_cap(100, 1.0, 16, 1e-300) == 16  # nor underflow
     assert all(k_cap(n, 1.0, 4096) <= k_cap(n + 100, 1.0, 4096) for n in range(0, 3000, 100))  # monotone in N
 
 

@@ -203,7 +203,8 @@ def _k_cap(n, eps, M, z):
     if n <= 0.0:
         return 0
     # log of (n eps / s)^2 / (2 z^2 M), s = the cell noise scale at epsilon 1 (no overflow for huge n or eps)
-    log_snr_cap = 2.0 * (math.log(n) + math.log(eps) - math.log(_cell_noise_scale(1.0))) - math.log(2.0 * z * z * M)
+    log_snr_cap = (2.0 * (math.log(n) + math.log(eps) - math.log(_cell_noise_scale(1.0)) - math.log(z))
+                   - math.log(2.0 * M))
     if log_snr_cap < math.log(cap):
         cap = int(math.floor(math.exp(log_snr_cap)))
     return max(int(cap), 0)
