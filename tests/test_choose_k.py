@@ -120,11 +120,13 @@ def test_the_flag_stays_down_on_separated_blobs_at_large_epsilon(seed):
 @pytest.mark.parametrize("n_public", [None, 4000])
 def test_the_stability_spends_nothing_and_changes_nothing_released(n_public):
     X = _blobs(4000, seed=3)
-    runs = {}
+    runs, after = {}, {}
     for n_boot in (0, 10):
         led = PrivacyLedger(budget_epsilon=0.7)
+        gen = np.random.default_rng(11)
         runs[n_boot] = _quiet(X, 0.7, range(2, 7), bounds=(0, 1), n_init=5, n_boot=n_boot, n_public=n_public,
-                              random_state=11, ledger=led)
+                              random_state=gen, ledger=led)
+        after[n_boot] = gen.random(3)  # a caller's generator continues where it would without the bootstrap
         assert led.epsilon == pytest.approx(0.7, abs=1e-12)
         assert runs[n_boot].ledger_.epsilon == pytest.approx(0.7, abs=1e-12)
     a, b = runs[0], runs[10]
@@ -133,6 +135,7 @@ def test_the_stability_spends_nothing_and_changes_nothing_released(n_public):
     assert np.array_equal(a.synopsis_.counts, b.synopsis_.counts) and a.k_ == b.k_ and a.scores_ == b.scores_
     assert all(np.array_equal(a.centers_[k], b.centers_[k]) for k in a.centers_)
     assert a.stability_ is None and a.reliable_ is None and b.stability_ is not None
+    assert np.array_equal(after[0], after[10])
 
 
 @pytest.mark.parametrize("kw,name", [(dict(n_boot=-1), "n_boot"), (dict(n_boot=2.0), "n_boot"),

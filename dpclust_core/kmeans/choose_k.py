@@ -252,6 +252,15 @@ def _bootstrap_picks(syn, ks, warm, p, rng):
     return picks
 
 
+def _child_rng(rng):
+    """An independent generator for the bootstrap that leaves ``rng``'s stream where it was (a caller who passes
+    one Generator to several fits gets the same later draws whatever ``n_boot`` is)."""
+    try:
+        return rng.spawn(1)[0]
+    except (AttributeError, TypeError, ValueError):  # a bit generator without a seed sequence
+        return np.random.default_rng(rng.integers(2**63))
+
+
 class _ChooseK(DPEstimator):
     """The estimator behind :func:`choose_k` (the ledger, the budget check and the validation of DPEstimator)."""
 
@@ -313,7 +322,7 @@ class _ChooseK(DPEstimator):
         self.n_estimate_ = float(n_est)
         self.stability_, self.bootstrap_picks_, self.reliable_ = None, {}, None
         if p.n_boot > 0:
-            picks = _bootstrap_picks(syn, ks, best, p, rng)
+            picks = _bootstrap_picks(syn, ks, best, p, _child_rng(rng))
             values, counts = np.unique(picks, return_counts=True)
             self.bootstrap_picks_ = {int(v): int(c) for v, c in zip(values, counts)}
             self.stability_ = float(np.mean(picks == k_best))
@@ -408,7 +417,8 @@ choose_k.__doc__ = """Choose k privately from one EUGkM synopsis with the RT-val
     min_snr : float, default 3
         The smallest signal-to-noise ratio of a cluster's count in the synopsis (:func:`k_cap`).
     random_state : None, int or numpy.random.Generator
-        The bootstrap draws after the selection, so ``k_`` and the centres do not depend on ``n_boot``.
+        The bootstrap draws from a child generator (``Generator.spawn``), so ``k_``, the centres, and the later
+        draws of a Generator passed here do not depend on ``n_boot``.
     ledger : PrivacyLedger, optional
         A shared ledger asked for ``epsilon`` before the data are read.
 
