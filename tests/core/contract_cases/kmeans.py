@@ -118,6 +118,8 @@ FUNCTIONS = [
                  dict(X="data", centers="data")),
     FunctionCase("synopsis_rt_validity", ck.synopsis_rt_validity,
                  dict(synopsis=_SYN, centers=np.array([[-0.5, 0.0], [0.5, 0.0]])), dict(centers="data")),
+    FunctionCase("k_cap", ck.k_cap, dict(n=1000.0, epsilon_hist=1.0, n_cells=16, min_snr=3.0),
+                 dict(epsilon_hist="epsilon", n_cells="positive_int", min_snr="positive_real")),
     FunctionCase("choose_k", ck.choose_k, dict(X=_X, epsilon=1.0, k_range=[2, 3], bounds=BOUNDS, n_init=2,
                                                 random_state=0),
                  dict(X="data", epsilon="epsilon", bounds="bounds", n_init="positive_int", theta="positive_real",
