@@ -139,17 +139,20 @@ def diagnostics_table(diagnostics, columns=None):
     """The per-column diagnostics of :func:`~dpclust_core.bounds.private_bounds` (a
     :class:`~dpclust_core.bounds.BoundsDiagnostics`, from a box or from an
     :class:`~dpclust_core.bounds.UnreliableBoundsError`) for reading: one row per column, named by ``columns``,
-    with the budget, the noisy count of non-zero values and its lower bound, the signal against the threshold,
-    how the edges were found, the box and the verdict. Every entry is computed from releases: nothing here
-    reads the data. An HTML table."""
-    df = diagnostics.to_frame()
-    df = df[list(DIAGNOSTIC_COLUMNS)].copy()
+    with the column's budget, the noisy count of its non-zero values and the count's lower bound, the signal
+    against the threshold, how the edges were found, the box and the verdict (the last three left out when no
+    column was located). Every entry is computed from releases: nothing here reads the data. An HTML table."""
+    df = diagnostics.to_frame()[list(DIAGNOSTIC_COLUMNS)].copy()
     if columns is not None:
         df.index = pd.Index(list(columns), name="column")
+    if df["low"].isna().all():  # refused from the counts: nothing was located
+        df = df.drop(columns=["edges", "low", "high"])
     df["reliable"] = ["yes" if v else "no" for v in df["reliable"]]
-    fmt = {"epsilon": "{:.3g}", "non-zero (noisy)": "{:,.0f}", "non-zero (lower bound)": "{:,.0f}",
+    df = df.rename(columns={"epsilon": "ε", "non-zero (noisy)": "non-zero values (noisy)",
+                            "non-zero (lower bound)": "lower bound (90 %)"})
+    fmt = {"ε": "{:.3g}", "non-zero values (noisy)": "{:,.0f}", "lower bound (90 %)": "{:,.0f}",
            "signal": "{:.0f}", "needed": "{:.0f}", "low": "{:.1f}", "high": "{:.1f}"}
-    return _table(df, fmt)
+    return _table(df, {c: f for c, f in fmt.items() if c in df.columns})
 
 
 def advice_text(error, width=88) -> str:
