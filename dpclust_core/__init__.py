@@ -23,7 +23,7 @@ package ``dpclust_book`` (``pip install .[book]``), which imports this one and n
 from ._validation import BadTypeError, EpsilonTooSmallError
 from .accounting import BudgetExceededError, DetachedLedgerError, PrivacyLedger
 from .audit import audit
-from .bounds import private_bounds
+from .bounds import PrivateBox, UnreliableBoundsError, private_bounds
 from .count import private_count
 from .mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                          geometric_mechanism, laplace_mechanism)
@@ -39,6 +39,8 @@ __all__ = [
     "DetachedLedgerError",
     "audit",
     "private_bounds",
+    "PrivateBox",
+    "UnreliableBoundsError",
     "private_count",
     "laplace_mechanism",
     "geometric_mechanism",

@@ -33,7 +33,8 @@ from dpclust_core._validation import check_epsilon, check_int, check_rng
 from dpclust_core.accounting import PrivacyLedger
 from dpclust_core.advisor import expected_nicv, posterior_bound, recommend, synopsis_nicv
 from dpclust_core.audit import audit
-from dpclust_core.bounds import private_bounds
+from dpclust_core.bounds import UnreliableBoundsError, private_bounds
+from dpclust_core.count import private_count
 from ..datasets import make_blobs_ratio
 from dpclust_core.kmeans import (DPLloyd, EUGkM, HybridKMeans, best_of_lloyd, cells_per_dimension, choose_k,
                                  eugkm_grid_size, rt_validity, swapped_split_epsilon)
@@ -48,7 +49,7 @@ def _table(df, fmt=None, **kwargs):
     return table(df, fmt, **kwargs)
 
 __all__ = ["PLAN", "K_RANGE", "LOG2_RANGE", "load_airports", "box_table", "bounds_coverage", "bounds_table",
-           "run_pipeline", "pipeline_runs", "runs_table", "choose_k_table", "ledger_by_step",
+           "diagnostics_table", "advice_text", "run_pipeline", "pipeline_runs", "runs_table", "choose_k_table", "ledger_by_step",
            "nonprivate_reference", "planner_models", "planner_measurements", "membership_attack",
            "posterior_table", "epsilon_meaning", "meaning_table", "n_public_effect", "recommend_table",
            # appendix
@@ -81,20 +82,23 @@ def load_airports():
 
 # ============================================================================================ bounds
 def bounds_coverage(X, epsilons, seeds, **kwargs) -> pd.DataFrame:
-    """:func:`~dpclust_core.bounds.private_bounds` on ``X`` at every ε and seed: one row per (ε, seed, column)
-    with ``low``, ``high``, ``coverage`` (fraction of the column inside) and ``width ratio`` (the box's width over
-    the width of the column's 1 %–99 % range)."""
+    """:func:`~dpclust_core.bounds.private_bounds` on ``X`` at every ε and seed (with ``on_unreliable="flag"``):
+    one row per (ε, seed, column) with ``low``, ``high``, ``reliable`` (False where the default
+    ``on_unreliable="raise"`` would have refused the box), ``coverage`` (fraction of the column inside) and
+    ``width ratio`` (the box's width over the width of the column's 1 %–99 % range)."""
     X = np.asarray(X, dtype=float)
     q = np.quantile(X, [0.01, 0.99], axis=0)
     ref = q[1] - q[0]
     rows = []
     for eps in epsilons:
         for s in seeds:
-            low, high = private_bounds(X, eps, random_state=s, **{"on_unreliable": "flag", **kwargs})
+            box = private_bounds(X, eps, random_state=s, **{"on_unreliable": "flag", **kwargs})
+            low, high = box
             inside = np.mean((X >= low) & (X <= high), axis=0)
             for j in range(X.shape[1]):
                 rows.append({"epsilon": eps, "seed": s, "column": j, "low": low[j], "high": high[j],
-                             "coverage": inside[j], "width ratio": (high[j] - low[j]) / ref[j]})
+                             "reliable": box.reliable, "coverage": inside[j],
+                             "width ratio": (high[j] - low[j]) / ref[j]})
     return pd.DataFrame(rows)
 
 
@@ -110,42 +114,86 @@ def box_table(X, low, high, columns=("longitude", "latitude")):
 
 
 def bounds_table(cov: pd.DataFrame, columns=("longitude", "latitude")):
-    """Summary of :func:`bounds_coverage` for display (an HTML table): per ε and column, the median and lowest
-    coverage (in %) and the median and largest width ratio over the seeds."""
-    g = cov.groupby(["epsilon", "column"])
-    df = pd.DataFrame({"coverage (median)": g["coverage"].median(), "coverage (lowest)": g["coverage"].min(),
-                       "width / 1–99 % range (median)": g["width ratio"].median(),
-                       "width / 1–99 % range (largest)": g["width ratio"].max()}).reset_index()
+    """Summary of :func:`bounds_coverage` for display (an HTML table): per ε and column, how many runs were
+    refused, and over the boxes handed back the median and lowest coverage (in %) and the median and largest
+    width ratio."""
+    runs = cov.groupby(["epsilon", "column"])["reliable"]
+    ok = cov[cov["reliable"]].groupby(["epsilon", "column"])
+    refused = runs.size() - runs.sum().astype(int)
+    df = pd.DataFrame({"refused": refused.astype(str) + " of " + runs.size().astype(str),
+                       "coverage (median)": ok["coverage"].median(), "coverage (lowest)": ok["coverage"].min(),
+                       "width / 1–99 % range (median)": ok["width ratio"].median(),
+                       "width / 1–99 % range (largest)": ok["width ratio"].max()}).reset_index()
     df["column"] = [columns[j] for j in df["column"]]
     df = df.rename(columns={"epsilon": "ε of the bounds"}).set_index(["ε of the bounds", "column"])
-    fmt = {c: ("{:.1%}" if c.startswith("coverage") else "{:.2f}") for c in df.columns}
+    fmt = {c: ("{:.1%}" if c.startswith("coverage") else "{:.2f}") for c in df.columns if c != "refused"}
     return _table(df, fmt, index_fmt="{:g}")
 
 
+#: The columns of :meth:`~dpclust_core.bounds.BoundsDiagnostics.to_frame` the chapter shows.
+DIAGNOSTIC_COLUMNS = ("epsilon", "non-zero (noisy)", "non-zero (lower bound)", "signal", "needed", "edges",
+                      "low", "high", "reliable")
+
+
+def diagnostics_table(diagnostics, columns=None):
+    """The per-column diagnostics of :func:`~dpclust_core.bounds.private_bounds` (a
+    :class:`~dpclust_core.bounds.BoundsDiagnostics`, from a box or from an
+    :class:`~dpclust_core.bounds.UnreliableBoundsError`) for reading: one row per column, named by ``columns``,
+    with the column's budget, the noisy count of its non-zero values and the count's lower bound, the signal
+    against the threshold, how the edges were found, the box and the verdict (the last three left out when no
+    column was located). Every entry is computed from releases: nothing here reads the data. An HTML table."""
+    df = diagnostics.to_frame()[list(DIAGNOSTIC_COLUMNS)].copy()
+    if columns is not None:
+        df.index = pd.Index(list(columns), name="column")
+    if df["low"].isna().all():  # refused from the counts: nothing was located
+        df = df.drop(columns=["edges", "low", "high"])
+    df["reliable"] = ["yes" if v else "no" for v in df["reliable"]]
+    df = df.rename(columns={"epsilon": "ε", "non-zero (noisy)": "non-zero values (noisy)",
+                            "non-zero (lower bound)": "lower bound (90 %)"})
+    fmt = {"ε": "{:.3g}", "non-zero values (noisy)": "{:,.0f}", "lower bound (90 %)": "{:,.0f}",
+           "signal": "{:.0f}", "needed": "{:.0f}", "low": "{:.1f}", "high": "{:.1f}"}
+    return _table(df, {c: f for c, f in fmt.items() if c in df.columns})
+
+
+def advice_text(error, width=88) -> str:
+    """The message of an :class:`~dpclust_core.bounds.UnreliableBoundsError` for reading: one wrapped
+    paragraph per clause (the message separates them with semicolons)."""
+    import textwrap
+
+    msg = str(error).removeprefix("private_bounds: ")
+    parts = [p.strip() for p in msg.split("; ") if p.strip()]
+    return "\n".join(textwrap.fill(p[0].upper() + p[1:] + ".", width, subsequent_indent="  ") for p in parts)
+
+
 # ============================================================================================ the pipeline
-def run_pipeline(X, plan=PLAN, *, k_range=K_RANGE, random_state=None, log2_range=LOG2_RANGE, method=None):
+def run_pipeline(X, plan=PLAN, *, k_range=K_RANGE, random_state=None, log2_range=LOG2_RANGE, method=None,
+                 ledger=None):
     """The chapter's analysis in one call: noisy N, private bounds, private k, the recommended fit, the private
-    NICV estimate — all in one ``PrivacyLedger(budget_epsilon=sum(plan))``.
+    NICV estimate — all in one ``PrivacyLedger(budget_epsilon=sum(plan))`` (or in ``ledger``, if given).
 
     ``plan`` maps the four steps (the keys of :data:`PLAN`) to their ε. ``method`` forces an estimator class
     (default: the one :func:`~dpclust_core.advisor.recommend` returns). Returns a dict with ``ledger``,
-    ``n_hat``, ``bounds``, ``choice`` (the :class:`~dpclust_core.kmeans.choose_k.ChooseKResult`), ``recommendation``,
-    ``model`` (the fitted estimator) and ``nicv_estimate``.
+    ``n_hat``, ``bounds`` (the :class:`~dpclust_core.bounds.PrivateBox`), ``choice`` (the
+    :class:`~dpclust_core.kmeans.choose_k.ChooseKResult`), ``recommendation``, ``model`` (the fitted estimator)
+    and ``nicv_estimate``.
+
+    Raises :class:`~dpclust_core.bounds.UnreliableBoundsError` when the bounds step refuses (the analysis stops
+    there; what was spent is in ``ledger``).
     """
     rng = check_rng(random_state, "random_state")
     X = np.asarray(X, dtype=float)
     eps_n, eps_b, eps_k, eps_f = (plan[k] for k in PLAN)
-    ledger = PrivacyLedger(budget_epsilon=math.fsum(plan.values()))
-    n_hat = laplace_mechanism(float(len(X)), 1.0, eps_n, rng, ledger=ledger, name="N (noisy count)")
-    n_hat = max(n_hat, 1.0)
-    low, high = private_bounds(X, eps_b, log2_range=log2_range, random_state=rng, ledger=ledger)
-    ck = choose_k(X, eps_k, k_range, bounds=(low, high), n_public=n_hat, random_state=rng, ledger=ledger)
+    if ledger is None:
+        ledger = PrivacyLedger(budget_epsilon=math.fsum(plan.values()))
+    n_hat = private_count(X, eps_n, random_state=rng, ledger=ledger)
+    box = private_bounds(X, eps_b, log2_range=log2_range, random_state=rng, ledger=ledger)
+    ck = choose_k(X, eps_k, k_range, bounds=box, n_public=n_hat, random_state=rng, ledger=ledger)
     rec = recommend(n_hat, X.shape[1], ck.k_, eps_f)
     Est = rec.estimator if method is None else method
-    est = Est(ck.k_, eps_f, bounds=(low, high), n_public=n_hat, random_state=rng, ledger=ledger).fit(X)
+    est = Est(ck.k_, eps_f, bounds=box, n_public=n_hat, random_state=rng, ledger=ledger).fit(X)
     syn = [ck.synopsis_] + ([est.synopsis_] if getattr(est, "synopsis_", None) is not None else [])
-    return {"ledger": ledger, "n_hat": n_hat, "bounds": (low, high), "choice": ck, "recommendation": rec,
-            "model": est, "nicv_estimate": synopsis_nicv(syn, est.cluster_centers_, (low, high))}
+    return {"ledger": ledger, "n_hat": n_hat, "bounds": box, "choice": ck, "recommendation": rec,
+            "model": est, "nicv_estimate": synopsis_nicv(syn, est.cluster_centers_, box)}
 
 
 def nonprivate_reference(X, k, bounds, n_init=10, seed=0):
@@ -159,11 +207,19 @@ def nonprivate_reference(X, k, bounds, n_init=10, seed=0):
 def pipeline_runs(X, seeds, plan=PLAN, **kwargs) -> pd.DataFrame:
     """:func:`run_pipeline` once per seed: the chosen k, the method, the box's coverage, the true NICV of the
     released centres on the clipped data, the private estimate, the non-private NICV for that k and box, and the
-    total ε spent."""
+    total ε spent. A run whose bounds were refused has the method "refused (bounds)", NaN elsewhere, and the ε
+    it spent before stopping."""
     X = np.asarray(X, dtype=float)
     rows = []
     for s in seeds:
-        out = run_pipeline(X, plan, random_state=s, **kwargs)
+        ledger = PrivacyLedger(budget_epsilon=math.fsum(plan.values()))
+        try:
+            out = run_pipeline(X, plan, random_state=s, ledger=ledger, **kwargs)
+        except UnreliableBoundsError:
+            rows.append({"seed": s, "k": np.nan, "method": "refused (bounds)", "coverage": np.nan,
+                         "NICV": np.nan, "NICV estimate": np.nan, "non-private NICV": np.nan,
+                         "epsilon spent": ledger.epsilon})
+            continue
         low, high = out["bounds"]
         Xc = np.clip(X, low, high)
         k = out["choice"].k_
@@ -172,7 +228,7 @@ def pipeline_runs(X, seeds, plan=PLAN, **kwargs) -> pd.DataFrame:
         rows.append({"seed": s, "k": k, "method": out["recommendation"].method,
                      "coverage": float(np.mean(np.all((X >= low) & (X <= high), axis=1))),
                      "NICV": true, "NICV estimate": out["nicv_estimate"], "non-private NICV": base,
-                     "epsilon spent": out["ledger"].epsilon})
+                     "epsilon spent": ledger.epsilon})
     return pd.DataFrame(rows)
 
 

@@ -23,7 +23,8 @@ ESTIMATORS = {
     "choose_k": ("add/remove one record", "bounds, candidate k, ε", "ε-DP", "grid size from the published N"),
     "LSHCoresetKMeans": ("add/remove one record", "bounds (radius private by default), k, ε, δ",
                          "(ε, δ)-DP", "tree depth and leaf sizes from the published N"),
-    "private_bounds": ("add/remove one record", "nothing but ε (no range at all)", "ε-DP", "—"),
+    "private_bounds": ("add/remove one record", "nothing but ε (no range at all)", "ε-DP",
+                       "nothing: not used (it counts each column's non-zero values itself)"),
     "PrivateWaveCluster": ("add/remove one record", "bounds, grid size, p, ε", "ε-DP",
                            "AG baseline and PrivTHR_EM: N published instead of a noisy count"),
     "PrivatekAverages / PrivatekNoisyCenters": ("replace one tuple (of n tuples, n public)",
@@ -82,7 +83,10 @@ def privacy_model_table():
         if est is not None:
             releases = ", ".join(f"{a}" for a in fitted_releases(est))
         elif name == "private_bounds":
-            releases = "(low, high): one interval per dimension"
+            releases = ("(low, high): one interval per dimension; also each column's noisy count of its "
+                        "non-zero values and the verdict (reliable or not, with the per-column diagnostics and "
+                        "advice, computed from these releases); after a refusal from the counts, only the "
+                        "counts and the verdict")
         elif name == "choose_k":
             releases = "the chosen k and its validity scores"
         else:
