@@ -9,4 +9,4 @@ from .grid import (EUGkM, GridSynopsis, MkM, UGkM, cells_per_dimension, eugkm_bi
 from .hybrid import HYBRID_WEIGHTS, HybridKMeans, hybrid_decision, hybrid_mse
 from .sample_aggregate import GkM, PGkM, pgkm_rounds
 from .lsh_coreset import LSHCoresetKMeans
-from .choose_k import ChooseKResult, choose_k, rt_validity, synopsis_rt_validity
+from .choose_k import ChooseKResult, choose_k, k_cap, rt_validity, synopsis_rt_validity
