@@ -944,21 +944,20 @@ class _EMTable:
 
     # ------------------------------------------------------------------ the exact slow path
     def _exact_data(self):
+        """The exact scale ``eps / (f Δ)``, the counts as ints, and the decimal digits of the largest gap G."""
         if self._exact is None:
             scale = Fraction(self.eps) / (Fraction(self.factor) * Fraction(self.sens))
-            qs = Fraction(self.qs)
-            gaps = [scale * (qs - Fraction(float(v))) for v in self.q]
-            cnt = [1] * len(gaps) if self.counts is None else [int(c) for c in self.counts]
-            gmax = max(gaps)
+            gmax = scale * (Fraction(self.qs) - Fraction(float(self.q.min())))
+            cnt = [1] * self.q.size if self.counts is None else [int(c) for c in self.counts]
             digits = min(_EXACT_PREC_G, len(str(int(gmax))) if gmax >= 1 else 1)
-            self._exact = (scale, gaps, cnt, digits)
+            self._exact = (scale, cnt, digits)
         return self._exact
 
     def _exact_cum(self, prec):
         """Decimal prefix sums of the exact weights at ``prec`` digits, and their relative error bound."""
         if prec not in self._decimal:
-            scale, gaps, cnt, digits = self._exact_data()
-            m = len(gaps)
+            scale, cnt, digits = self._exact_data()
+            m = len(cnt)
             with localcontext() as ctx:
                 ctx.prec = prec
                 ctx.Emax = 999_999_999_999_999_999
@@ -978,8 +977,8 @@ class _EMTable:
 
     def _exact_draw(self, a, rng):
         """Exact inversion for one uniform whose first 64 bits are ``a`` (Decimal arithmetic, more bits on demand)."""
-        _, gaps, _, digits = self._exact_data()
-        m = len(gaps)
+        _, cnt, digits = self._exact_data()
+        m = len(cnt)
         k = 64
         while True:
             prec = 30 + digits + len(str(m)) + (3 * k) // 10
