@@ -4,9 +4,9 @@ Usage (from the repository root)::
 
     nice -n 10 .venv/bin/python benchmarks/bench_exponential.py [--quick]
 
-The reference is the package's former sampler, reproduced here: ``argmax(logits + Gumbel noise)`` with the logits
-``eps (q - max q) / (2Δ)``, one Gumbel draw per option and per selection (in chunks of 4·10^6 numbers for a batch),
-and the Gumbel top-k trick for the top-k selection. It is not exact: an option trailing the best by more than
+The reference is the package's former sampler, reproduced here as it was: the same checks of the inputs, then
+``argmax(logits + Gumbel noise)`` with the logits ``eps (q - max q) / (2Δ)``, one Gumbel draw per option and per
+selection (in chunks of 4·10^6 numbers for a batch), and the Gumbel top-k trick for the top-k selection. It is not exact: an option trailing the best by more than
 about 40 (in units of ``2Δ/eps``) is never drawn. The new sampler (:func:`dpclust_core.exponential_mechanism`)
 inverts a lazily refined uniform against float prefix sums with a rigorous error bound, falling back to exact
 Decimal arithmetic near a bucket edge; a batch computes the prefix sums once, then one uniform and one binary
@@ -42,6 +42,9 @@ RESULTS = Path(__file__).resolve().parent / "results" / "exponential.md"
 
 # ------------------------------------------------------------------------------------------ the old sampler
 def _logits(q, eps, sens):
+    """The former ``_em_logits``: the same input checks, then the shifted logits."""
+    eps, sens = mechanisms._em_check(sens, eps)
+    q = mechanisms._as_scores(q)
     logits = eps * q / (2.0 * sens)
     return logits - logits.max()
 

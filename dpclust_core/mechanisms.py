@@ -867,13 +867,10 @@ _EXACT_PREC_G = 19  # decimal digits of the largest gap G that matters (exp(-G) 
 
 def _scaled_gaps(qs, q, eps, factor, sens):
     """Float ``g_i ≈ eps (qs - q_i) / (factor sens)`` with relative error below ``3.01 u`` (three roundings), or
-    ``inf`` where the exact value exceeds the float range; never NaN."""
-    with np.errstate(over="ignore", under="ignore"):
-        scale = eps / sens / factor
-        widest = (qs - float(q.min())) * scale
-    if 2.0**-1000 < scale < np.inf and np.isfinite(widest):
-        with np.errstate(under="ignore"):
-            return (qs - q) * scale  # the common case: no overflow and no loss of range anywhere
+    ``inf`` where the exact value exceeds the float range; never NaN. The caller ignores under-flow."""
+    scale = eps / sens / factor  # Python floats: inf or 0 on over- or under-flow, never an error
+    if 2.0**-1000 < scale < math.inf and math.isfinite((qs - float(q.min())) * scale):
+        return (qs - q) * scale  # the common case: no overflow and no loss of range anywhere
     # extreme inputs: add the binary exponents separately, so that nothing over- or under-flows on the way
     with np.errstate(over="ignore", invalid="ignore"):
         gap = qs - q
@@ -904,8 +901,8 @@ class _EMTable:
         self.counts = counts if counts is None or self.index is None else counts[self.index]
         self.qs = float(self.q.max())
         self.eps, self.factor, self.sens = eps, factor, sens
-        g = _scaled_gaps(self.qs, self.q, eps, factor, sens)
         with np.errstate(under="ignore"):
+            g = _scaled_gaps(self.qs, self.q, eps, factor, sens)
             w = np.exp(-g)
             if self.counts is not None:
                 w *= self.counts
@@ -928,6 +925,8 @@ class _EMTable:
 
     def draw(self, n, rng):
         """``n`` exact draws; returns the positions in the caller's list of options."""
+        if n == 1:
+            return self._draw_one(rng)
         raw = _raw64(rng, n)
         t = raw.astype(np.float64)
         t *= 2.0**-64 * self.total
@@ -941,6 +940,16 @@ class _EMTable:
             for i in np.flatnonzero(~ok):  # rare: R W lies within the float error of a bucket edge
                 j[i] = self._exact_draw(int(raw[i]), rng)
         return j if self.index is None else self.index[j]
+
+    def _draw_one(self, rng):
+        """One draw, as :meth:`draw` does it, in Python floats (a single selection is the common call)."""
+        a = int(_raw64(rng, None))
+        t = a * (2.0**-64 * self.total)
+        cum, m = self.cum, self.cum.size
+        j = min(int(np.searchsorted(cum, t, side="right")), m - 1)
+        if not ((j == 0 or t - cum[j - 1] >= self.margin) and (j == m - 1 or cum[j] - t > self.margin)):
+            j = self._exact_draw(a, rng)  # rare: R W lies within the float error of a bucket edge
+        return np.array([j if self.index is None else self.index[j]], dtype=np.int64)
 
     # ------------------------------------------------------------------ the exact slow path
     def _exact_data(self):

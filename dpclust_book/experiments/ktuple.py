@@ -384,7 +384,9 @@ def kmeans_easy_comparison(centers, sds, seeds, *, epsilon: float = 4.0, delta: 
     ``centers`` in ``[-10, 10]^d`` (:func:`blobs`), for each blob standard deviation and seed.
 
     ``recovered``: the centres match the true ones within a quarter of their separation
-    (:func:`~dpclust_book.experiments.ktuple.match_centers`); ``status``: the k-tuple test's bit (PrivateKMeansEasy only).
+    (:func:`~dpclust_book.experiments.ktuple.match_centers`); ``status``: the k-tuple test's bit and
+    ``tuple recovered``: whether the k-tuple step's own centres (``tuple_centers_``, before the Lloyd step) match
+    them (PrivateKMeansEasy only).
     DPLloyd-Impr and EUGkM are pure ε-DP (``delta`` is not used). ``methods`` selects names of
     :data:`KMEANS_METHODS` (default all).
 
@@ -407,9 +409,11 @@ def kmeans_easy_comparison(centers, sds, seeds, *, epsilon: float = 4.0, delta: 
             make = KMEANS_METHODS[name]
             for s in seeds:
                 est = make(k, epsilon, delta, s).fit(X)
+                tuple_c = getattr(est, "tuple_centers_", None)
                 rows.append({"sd": float(sd), "method": name, "seed": int(s),
                              "recovered": bool(match_centers(est.cluster_centers_, C)[0]),
-                             "status": getattr(est, "status_", None)})
+                             "status": getattr(est, "status_", None),
+                             "tuple recovered": None if tuple_c is None else bool(match_centers(tuple_c, C)[0])})
     return pd.DataFrame(rows)
 
 

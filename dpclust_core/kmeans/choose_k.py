@@ -266,7 +266,8 @@ class _ChooseK(DPEstimator):
 
     _accepts_dask = True  # one histogram: a reduction over the rows, computed on the workers
     #: Post-processed releases (one per candidate k) and the public scale of their grids (see DPEstimator).
-    _release_grids = {"scores_": 1.0, "centers_": "box", "scaled_centers_": lambda est: 2.0 * est.r}
+    _release_grids = {"scores_": 1.0, "centers_": "box", "scaled_centers_": lambda est: 2.0 * est.r,
+                      "stability_": 1.0}
     _parameters = dict({k: v for k, v in _GRID_PARAMS.items() if k not in ("n_clusters", "init")},
                        k_range=_KRange(), theta=Real(0.0, low_open=True), n_boot=Int(0, 1000),
                        min_stability=Real(0.0, 1.0), min_snr=Real(0.0, low_open=True))
