@@ -730,6 +730,8 @@ NOT_ATTACKED = {
     # exceptions and abstract bases: nothing to call with user data
     "dpclust_core.accounting.BudgetExceededError": "an exception class",
     "dpclust_core.accounting.DetachedLedgerError": "an exception class",
+    "dpclust_core._validation.BadTypeError": "an exception class",
+    "dpclust_core._validation.EpsilonTooSmallError": "an exception class",
     "dpclust_core.base.NotFittedError": "scikit-learn's exception, re-exported",
     "dpclust_core.base.Estimator": "abstract base of every estimator (each subclass has a case)",
     "dpclust_core.base.DPEstimator": "abstract base of every private estimator (each subclass has a case)",
