@@ -187,7 +187,9 @@ def run_pipeline(X, plan=PLAN, *, k_range=K_RANGE, random_state=None, log2_range
         ledger = PrivacyLedger(budget_epsilon=math.fsum(plan.values()))
     n_hat = private_count(X, eps_n, random_state=rng, ledger=ledger)
     box = private_bounds(X, eps_b, log2_range=log2_range, random_state=rng, ledger=ledger)
-    ck = choose_k(X, eps_k, k_range, bounds=box, n_public=n_hat, random_state=rng, ledger=ledger)
+    with warnings.catch_warnings():  # the result carries the choice's stability (reliable_); the tables show it
+        warnings.filterwarnings("ignore", message="choose_k:")
+        ck = choose_k(X, eps_k, k_range, bounds=box, n_public=n_hat, random_state=rng, ledger=ledger)
     rec = recommend(n_hat, X.shape[1], ck.k_, eps_f)
     Est = rec.estimator if method is None else method
     est = Est(ck.k_, eps_f, bounds=box, n_public=n_hat, random_state=rng, ledger=ledger).fit(X)
