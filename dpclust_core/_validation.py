@@ -182,7 +182,7 @@ N_PUBLIC_MAX = 2.0**53
 def check_n_public(value, name: str = "n_public") -> float:
     """A public (or already released) number of records: a real number in ``[1, 2^53]``, int or float alike.
 
-    A noisy count is a float and may fall below 1 on small data; :func:`dpclust_core.private_count` returns it
+    A noisy count is a float and may fall below 1 on small data; :func:`~dpclust_core.count.private_count` returns it
     clamped to at least 1 (post-processing), which every ``n_public=`` accepts.
     """
     if not _is_real_scalar(value):

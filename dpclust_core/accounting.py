@@ -140,7 +140,7 @@ class PrivacyLedger(LedgerBase):
     Notes
     -----
     **A ledger is a handle to one budget, never copied.** ``copy.copy(ledger)`` and ``copy.deepcopy(ledger)``
-    return ``ledger`` itself, so every copy of an estimator given ``ledger=`` — by :func:`sklearn.base.clone`,
+    return ``ledger`` itself, so every copy of an estimator given ``ledger=`` — by scikit-learn's ``clone``,
     ``copy.deepcopy``, ``get_params``/``set_params``, and so inside ``cross_val_score``, ``cross_validate``,
     ``GridSearchCV`` and ``RandomizedSearchCV`` — charges the one ledger, and each fit is refused before it reads
     the data once the budget cannot afford it. (Those tools catch a refused fit by default,

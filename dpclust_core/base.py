@@ -51,7 +51,7 @@ N_PUBLIC_DOC = """n_public : float, optional
         The number of records N, **published** by the caller. ``None`` (the default) keeps N private: the fit
         spends ``n_share`` of its epsilon on a noisy count (a ledger entry named "N (noisy count)") and uses
         that estimate. Passing a number >= 1 — an int, or a noisy count released earlier by
-        :func:`~dpclust_core.private_count` — treats it as a public constant: the fit is then epsilon-DP under
+        :func:`~dpclust_core.count.private_count` — treats it as a public constant: the fit is then epsilon-DP under
         add/remove for that fixed value. If you pass the true ``len(X)`` you publish N itself — N is revealed exactly, and
         among datasets of that size the release is 2·epsilon-DP under replace-one."""
 N_SHARE_DOC = """n_share : float, default 0.05

@@ -544,7 +544,7 @@ def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng
     n_public : float, optional
         AG sizes its grid from N. ``None`` (default) keeps N private: ``n_share·ε`` buys a noisy count (ledger
         entry "N (noisy count)") and AG gets the rest. Passing a number (>= 1; an int, or a noisy count from
-        :func:`~dpclust_core.private_count`) treats it as a public constant (AG and
+        :func:`~dpclust_core.count.private_count`) treats it as a public constant (AG and
         DPComp treat N as public); passing the true ``len(X)`` publishes N.
     n_share : float, default 0.05
         Share of epsilon spent on the noisy N when ``n_public`` is None, in (0, 0.5].
