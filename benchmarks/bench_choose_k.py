@@ -100,23 +100,27 @@ def run(seeds, epsilons, big):
             rows.append(dict(dataset=name, shape=f"{X.shape[0]} x {X.shape[1]}", eps=eps, picks=picks,
                              same=n_mode / seeds, flagged=flags / seeds, stability=float(np.median(stabs)),
                              k_max=f"{min(caps)}-{max(caps)}" if min(caps) != max(caps) else str(caps[0]),
-                             abstained=dropped_all / seeds, elbow=elbow, silhouette=sil, rt=rtk, seconds=float(np.median(times))))
+                             abstained=dropped_all / seeds, elbow=elbow, silhouette=sil, rt=rtk,
+                             seconds=float(np.median(times))))
             print(rows[-1], flush=True)
     return rows
 
 
 def table(rows, seeds):
     head = ("| data set | N x d | ε | picks (seeds 0..) | same k | flagged | median stability | k_max_ | "
-            "no k visible | elbow | silhouette | RT-validity | s / run |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            "no k visible | elbow | silhouette | RT-validity | s / run |\n" + "|---" * 13 + "|\n")
     body = "".join(f"| {r['dataset']} | {r['shape']} | {r['eps']} | {', '.join(map(str, r['picks']))} | "
-                   f"{r['same']:.0%} | {r['flagged']:.0%} | {r['stability']:.1f} | {r['k_max']} | {r['abstained']:.0%} | "
+                   f"{r['same']:.0%} | {r['flagged']:.0%} | {r['stability']:.1f} | {r['k_max']} | "
+                   f"{r['abstained']:.0%} | "
                    f"{r['elbow']} | {r['silhouette']} | {r['rt']} | {r['seconds']:.1f} |\n" for r in rows)
     return (f"choose_k on real data min-max scaled into [0, 1]^d, N private, {seeds} seeds per row, n_init = 30, "
             f"n_boot = 10, min_stability = 0.8, min_snr = 3. 'same k': share of seeds giving the modal pick; "
-            f"'flagged': share with reliable_ False; 'no k visible': share where k_max_ is below every candidate (k_ is "
+            f"'flagged': share with reliable_ False; 'no k visible': share where k_max_ is below every candidate "
+            f"(k_ is "
             f"then the smallest candidate, flagged, and the stability of one candidate is trivially 1); "
             f"elbow / silhouette / RT-validity: the non-private choice on the same scaled data (scikit-learn KMeans, "
-            f"3 inits per k; RT-validity is the statistic choose_k estimates from the synopsis). Measured on a shared, heavily loaded 2-core machine (timings inflated).\n\n"
+            f"3 inits per k; RT-validity is the statistic choose_k estimates from the synopsis). Measured on a "
+            f"shared, heavily loaded 2-core machine (timings inflated).\n\n"
             + head + body)
 
 

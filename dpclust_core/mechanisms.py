@@ -1169,7 +1169,8 @@ def exponential_mechanism_top_k(scores: ArrayLike, k: int, sensitivity: float, e
     (∝ exp(ε·q/Δq) when ``monotonic``), each round at ``epsilon``; by sequential composition the ``k`` rounds
     cost ``k·epsilon``. Every round is an exact draw (:func:`exponential_mechanism`): a draw from all the options
     that hits an option already picked is redrawn (rejection gives exactly the law over the remaining options),
-    and a run that is rejected eight times in a row draws from the remaining options directly.
+    and the runs still rejected after eight tries, or as soon as most draws are rejected, draw from their
+    remaining options directly.
 
     Parameters
     ----------
@@ -1226,13 +1227,18 @@ def _top_k_round(out, r, q, table, eps, factor, sens, rng, tries=8):
         todo = todo[clash]
         if not todo.size:
             return
+        if 2 * todo.size > clash.size:  # the picked options hold most of the mass: rejection would be slow
+            break
     # the rest draw from their remaining options directly, one table per distinct set of picked options
     picked = np.sort(out[todo, :r], axis=1)
-    sets, which = np.unique(picked, axis=0, return_inverse=True)
-    for s, chosen in enumerate(sets):  # a loop over distinct picked sets (few: the heavy options come first)
-        rows = todo[which.ravel() == s]
+    order = np.lexsort(picked.T[::-1])  # runs with the same picked set become neighbours
+    picked = picked[order]
+    starts = np.flatnonzero(np.concatenate([[True], (picked[1:] != picked[:-1]).any(axis=1)]))
+    ends = np.append(starts[1:], picked.shape[0])
+    for a, b in zip(starts, ends):  # a loop over distinct picked sets (few: the heavy options come first)
+        rows = todo[order[a:b]]
         rest = q.copy()
-        rest[chosen] = -np.inf
+        rest[picked[a]] = -np.inf
         out[rows, r] = _EMTable(rest, None, eps, factor, sens).draw(rows.size, rng)
 
 
