@@ -170,15 +170,18 @@ def bounds_table(b):
     cols = ok.groupby(["data", "epsilon", "budget"], sort=False).agg(
         cov_med=("coverage", "median"), cov_p05=("coverage", lambda c: c.quantile(0.05)),
         w_med=("width", "median"), w_p95=("width", lambda w: w.quantile(0.95)))
+    every = b.groupby(["data", "epsilon", "budget"], sort=False).agg(
+        cov_all=("coverage", "median"), w_all=("width", "median"))
     out = runs.groupby(["data", "n", "d", "epsilon", "budget"], sort=False).agg(
         runs=("seed", "size"), flagged=("flagged", "mean")).reset_index()
-    return out.join(cols, on=["data", "epsilon", "budget"])
+    out = out.join(cols, on=["data", "epsilon", "budget"]).join(every, on=["data", "epsilon", "budget"])
+    return out.sort_values(["n", "epsilon", "budget"], kind="stable")
 
 
 def kmeans_summary(km):
     g = km.groupby(["data", "n", "d", "k", "epsilon", "method"], sort=False)["loss"]
     s = g.agg(median="median", q25=lambda x: x.quantile(0.25), q75=lambda x: x.quantile(0.75),
-              fits="size").reset_index()
+              fits="size").reset_index().sort_values(["n", "epsilon"], kind="stable")
     one = km.groupby(["data", "epsilon"], sort=False)["one_centre"].first()
     return s.join(one, on=["data", "epsilon"])
 
@@ -214,14 +217,21 @@ def write_md(b, km, path):
              "## (a) `private_bounds` with no public range", "",
              "Raw columns, `on_unreliable=\"flag\"` (a flagged run is a refusal under the default \"raise\"). "
              "Budget: the practice chapter's share (0.3 ε) or the whole ε. Coverage: fraction of a column's "
-             "values inside its box; width: the box over the column's 1-99 % range; both over the columns of "
-             "runs that were not flagged.", "",
+             "values inside its box; width: the box over the column's 1-99 % range; over the columns of runs "
+             "that were not flagged (what a caller receives), and, last column, the medians over all runs "
+             "(flagged boxes included: what `on_unreliable=\"flag\"` hands back).", "",
              "| data (n × d) | ε total | ε of the box | runs | flagged | coverage median / 5 % | "
-             "width median / 95 % |", "|---|---|---|---|---|---|---|"]
+             "width median / 95 % | all runs: coverage / width |", "|---|---|---|---|---|---|---|---|"]
     for r in bt.itertuples():
         eb = BOUNDS_SHARE * r.epsilon if r.budget == "chapter share" else r.epsilon
         lines.append(f"| {r.data} ({r.n:,} × {r.d}) | {r.epsilon:g} | {eb:g} | {r.runs} | {r.flagged:.0%} | "
-                     f"{_fmt(r.cov_med)} / {_fmt(r.cov_p05)} | {_fmt(r.w_med)} / {_fmt(r.w_p95)} |")
+                     f"{_fmt(r.cov_med)} / {_fmt(r.cov_p05)} | {_fmt(r.w_med)} / {_fmt(r.w_p95)} | "
+                     f"{_fmt(r.cov_all)} / {_fmt(r.w_all)} |")
+    absurd = b.assign(bad=(b["coverage"] < 0.5) | (b["width"] > 1000)).groupby(
+        ["data", "epsilon", "budget", "seed"])[["bad", "flagged"]].agg({"bad": "any", "flagged": "first"})
+    lines += ["", f"Runs: {len(absurd)}; flagged: {int(absurd['flagged'].sum())}; silent absurd boxes (a column "
+              f"covered under 50 % or over 1000 times its 1-99 % range, not flagged): "
+              f"{int((absurd['bad'] & ~absurd['flagged']).sum())}."]
     lines += ["", "## (b) k-means with the box public", "",
               "Standardised columns, box = [min, max] of each; loss = WCSS / best of 10 non-private k-means++ "
               "runs; median [25 %, 75 %] over the seeds. LSHCoresetKMeans at δ = 1e-6 (the others are pure ε).",
@@ -239,6 +249,10 @@ def write_md(b, km, path):
     hit = (a["pick / best"] <= 1.15).mean()
     hit_free = (a["δ-free / best"] <= 1.15).mean()
     lines += ["", "## The advisor's pick against the best measured method", "",
+              "The rule of `dpclust_core.advisor.recommend`, fitted on the table above (public inputs only): "
+              "(1) δ > 0 may be spent and N·ε/k >= 2,000 (d <= 10) or >= 500 (d > 10): LSHCoresetKMeans; "
+              "(2) d > 10: DPLloyd-Impr; (3) the hybrid's switch (thesis Eq. 4.20) adds its round: Hybrid; "
+              "(4) EUGkM's grid has >= 2 cells per dimension: EUGkM; (5) otherwise DPLloyd-Impr.", "",
               "`recommend(n, d, k, ε, delta=1e-6)` (LSHCoresetKMeans allowed) and `recommend(n, d, k, ε)` "
               "(a δ-free ledger), with the exact n (the data sets are public). A hit: the pick's median loss "
               "within 15 % of the best median.", "",
@@ -251,8 +265,39 @@ def write_md(b, km, path):
               f"({int((a['pick / best'] <= 1.15).sum())} of {len(a)}), **{hit_free:.0%}** δ-free "
               f"({int((a['δ-free / best'] <= 1.15).sum())} of {len(a)}, against the best of the three "
               "pure ε-DP methods)."]
+    lines += families_check()
     path.write_text("\n".join(lines) + "\n")
     return a
+
+
+def families_check():
+    """The same rule on the book's families benchmark (benchmarks/results/families.csv), the four methods only."""
+    from dpclust_core.advisor import recommend
+    from dpclust_book.experiments import families as fx
+
+    f = RESULTS / "families.csv"
+    if not f.exists():
+        return []
+    b = fx.summarize(pd.read_csv(f))
+    b = b[b["method"].isin(["DPLloyd-Impr", "EUGkM", "Hybrid", "LSH coreset"])].replace(
+        {"LSH coreset": "LSHCoresetKMeans"})
+    lines = ["", "## The same rule on the book's families benchmark", "",
+             "`benchmarks/results/families.csv` (appendix \"Which private k-means?\"; its own boxes and seeds), "
+             "the four methods the advisor can pick.", "",
+             "| data (n × d), k | ε | best (loss) | pick, δ = 1e-6 | pick / best | pick, δ = 0 | pick / best δ-free |",
+             "|---|---|---|---|---|---|---|"]
+    hits = hits_free = 0
+    groups = b.groupby(["dataset", "n", "d", "k", "epsilon"], sort=False)
+    for (name, n, d, k, eps), g in groups:
+        med = g.set_index("method")["loss"]
+        best, best_free = med.idxmin(), med.drop("LSHCoresetKMeans").idxmin()
+        p, pf = recommend(n, d, k, eps, delta=DELTA).method, recommend(n, d, k, eps).method
+        r, rf = med[p] / med[best], med[pf] / med[best_free]
+        hits, hits_free = hits + (r <= 1.15), hits_free + (rf <= 1.15)
+        lines.append(f"| {name} ({n:,} × {d}), {k} | {eps:g} | {best} ({med[best]:.3g}) | {p} | {r:.3f} | {pf} | "
+                     f"{rf:.3f} |")
+    lines += ["", f"Hits: {hits} of {groups.ngroups} with δ = 1e-6, {hits_free} of {groups.ngroups} δ-free."]
+    return lines
 
 
 def main(argv=None):
@@ -275,7 +320,7 @@ def main(argv=None):
                 old = pd.read_csv(f) if f.exists() else None
                 if old is not None:
                     old = old[old["data"] != name]
-                (df if old is None else pd.concat([old, df])).to_csv(f, index=False)
+                (df if old is None else pd.concat([old, df])).to_csv(f, index=False, float_format="%.6g")
             print(f"{name}: {X.shape}, k = {k}, {time.perf_counter() - t0:.0f} s", flush=True)
     b, km = pd.read_csv(fb), pd.read_csv(fk)
     a = write_md(b, km, RESULTS / "realdata.md")

@@ -122,10 +122,44 @@ def test_bad_delta_or_ledger(kwargs, exc, word):
 
 
 # ============================================================================================ the fitted rule
-#: Rows of the real-data benchmark: data set, N, d, k, ε and the median loss (k-means cost over the best of 10
-#: non-private k-means++ runs) of DPLloyd-Impr, EUGkM, the hybrid and the LSH coreset (δ = 1e-6).
+#: Rows of the real-data benchmark (benchmarks/results/realdata.md): data set, N, d, k, ε and the median loss
+#: (k-means cost over the best of 10 non-private k-means++ runs) of DPLloyd-Impr, EUGkM, the hybrid and the LSH
+#: coreset (δ = 1e-6).
 BENCHMARK_ROWS = [
-    # BENCHMARK_ROWS_PLACEHOLDER
+    ("iris", 150, 4, 3, 0.5, 3.864, 1.773, 1.773, 4.525),
+    ("iris", 150, 4, 3, 1, 2.250, 1.742, 1.742, 3.346),
+    ("wine", 178, 13, 3, 0.5, 4.310, 2.426, 2.426, 3.761),
+    ("wine", 178, 13, 3, 1, 2.680, 2.426, 2.426, 2.453),
+    ("faithful", 272, 2, 2, 0.5, 1.180, 1.025, 1.025, 4.186),
+    ("faithful", 272, 2, 2, 1, 1.052, 1.005, 1.005, 3.444),
+    ("cars", 392, 6, 3, 0.5, 2.254, 1.556, 1.556, 2.950),
+    ("cars", 392, 6, 3, 1, 1.755, 1.557, 1.557, 1.950),
+    ("diabetes", 442, 10, 4, 0.5, 2.197, 1.540, 1.540, 1.930),
+    ("diabetes", 442, 10, 4, 1, 1.673, 1.328, 1.328, 1.695),
+    ("breast_cancer", 569, 30, 2, 0.5, 3.606, 10.725, 10.725, 3.888),
+    ("breast_cancer", 569, 30, 2, 1, 2.140, 10.725, 10.725, 2.586),
+    ("seattle-weather", 1461, 4, 5, 0.5, 1.770, 1.751, 1.751, 1.829),
+    ("seattle-weather", 1461, 4, 5, 1, 1.539, 1.521, 1.521, 1.563),
+    ("digits", 1797, 61, 10, 0.5, 3.137, 50.932, 50.932, 3.579),
+    ("digits", 1797, 61, 10, 1, 2.106, 50.932, 50.932, 2.421),
+    ("airports", 3376, 2, 5, 0.5, 2.263, 1.535, 1.535, 2.009),
+    ("airports", 3376, 2, 5, 1, 2.077, 1.456, 1.456, 1.888),
+    ("msq", 3395, 76, 5, 0.5, 1.575, 4.380, 4.380, 1.440),
+    ("msq", 3395, 76, 5, 1, 1.395, 4.380, 1.298, 1.238),
+    ("Car", 4654, 55, 4, 0.5, 1.299, 2.409, 1.203, 1.225),
+    ("Car", 4654, 55, 4, 1, 1.182, 2.409, 1.154, 1.134),
+    ("rwm5yr", 19609, 17, 4, 0.5, 1.203, 9.973, 1.153, 1.102),
+    ("rwm5yr", 19609, 17, 4, 1, 1.185, 12.953, 1.088, 1.094),
+    ("DoctorContacts", 20186, 9, 4, 0.5, 1.065, 1.931, 1.042, 1.040),
+    ("DoctorContacts", 20186, 9, 4, 1, 1.064, 1.461, 1.042, 1.044),
+    ("BudgetFood", 23972, 5, 4, 0.5, 1.238, 1.227, 1.097, 1.038),
+    ("BudgetFood", 23972, 5, 4, 1, 1.185, 1.180, 1.102, 1.053),
+    ("diamonds", 53940, 7, 5, 0.5, 1.443, 3.624, 1.471, 1.042),
+    ("diamonds", 53940, 7, 5, 1, 1.381, 3.831, 1.371, 1.046),
+    ("movies", 58788, 21, 5, 0.5, 1.131, 147.062, 1.272, 1.064),
+    ("movies", 58788, 21, 5, 1, 1.119, 147.062, 1.267, 1.039),
+    ("mhtdata", 100000, 6, 5, 0.5, 1.151, 1.069, 1.003, 1.005),
+    ("mhtdata", 100000, 6, 5, 1, 1.153, 1.062, 1.026, 1.005),
 ]
 #: Where the benchmark found the pick more than 15 % behind the best method (N·ε/k = 30: every method there
 #: was worse than one centre at the mean).
