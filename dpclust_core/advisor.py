@@ -43,13 +43,13 @@ from .kmeans.hybrid import hybrid_decision
 if TYPE_CHECKING:  # pandas is imported on use only (the library does not depend on it)
     import pandas as pd
 
-__all__ = ["MODELLED_METHODS", "NEEDS_DELTA", "LSH_MIN_SIGNAL", "HIGH_DIMENSION", "LOW_SIGNAL", "expected_nicv", "Recommendation", "recommend",
-           "posterior_bound", "synopsis_nicv", "release_card"]
+__all__ = ["MODELLED_METHODS", "NEEDS_DELTA", "LSH_MIN_SIGNAL", "HIGH_DIMENSION", "LOW_SIGNAL", "expected_nicv",
+           "Recommendation", "recommend", "posterior_bound", "synopsis_nicv", "release_card"]
 
 #: The k-means methods with a closed-form error model in the thesis, in the order of the book's figures.
 MODELLED_METHODS = ("DPLloyd", "DPLloyd-Impr", "UGkM", "EUGkM", "MkM", "Hybrid")
 #: The methods :func:`recommend` can pick, and whether each needs δ > 0: the LSH coreset is (ε, δ)-DP (Gaussian
-#: noise); the others are pure ε-DP (Laplace noise and the exponential mechanism).
+#: noise); DPLloyd-Impr, EUGkM and the hybrid are pure ε-DP.
 NEEDS_DELTA = {"DPLloyd-Impr": False, "EUGkM": False, "Hybrid": False, "LSHCoresetKMeans": True}
 #: Above this dimension the grid methods are never recommended (the thesis's models and data stop at d = 10).
 HIGH_DIMENSION = 10
@@ -255,10 +255,10 @@ def recommend(n: float, d: int, k: int, epsilon: float, *, delta: float | None =
     2.1 to 141 times behind the best method on 6 of the 7 sets (on the seventh, 178 rows, every method was
     worse than a single centre at the mean), and the hybrid, which falls back to it, as far behind on 2 of
     those 6 (and on a third at ε = 0.5); DPLloyd-Impr was within 15 % of the best pure ε-DP method everywhere
-    but on the 178 rows at ε = 0.5, and the LSH coreset 21 % behind DPLloyd-Impr at ``N ε / k`` = 284. The thresholds are round numbers inside the gaps the
-    measurements leave: (675, 2,697] up to d = 10 and (284, 781] above (781: a 100-dimensional mixture of 64
-    clusters at ε = 0.5 in the book's comparison of all methods, where only the LSH coreset found the
-    clusters).
+    but on the 178 rows at ε = 0.5, and the LSH coreset 21 % behind DPLloyd-Impr at ``N ε / k`` = 284. The
+    thresholds are round numbers inside the gaps the measurements leave: (675, 2,697] up to d = 10 and
+    (284, 781] above (781: a 100-dimensional mixture of 64 clusters at ε = 0.5 in the book's comparison of all
+    methods, where only the LSH coreset found the clusters).
 
     Measured hit rate: on those 34 pairs of data set and ε, the pick was within 15 % of the best method's loss
     in 33 (97 %), both with δ > 0 and δ-free (against the best pure ε-DP method). The miss: 178 rows, d = 13,
@@ -305,7 +305,7 @@ def recommend(n: float, d: int, k: int, epsilon: float, *, delta: float | None =
     ('LSHCoresetKMeans', True, 1e-06)
     >>> recommend(1797, 64, 10, 1.0).method
     'DPLloyd-Impr'
-    >>> "no method did better" in recommend(1797, 64, 10, 1.0).reason   # N·ε/k = 180
+    >>> "no method did much better" in recommend(1797, 64, 10, 1.0).reason   # N·ε/k = 180
     True
 
     With a ledger, only what it can still pay for: its δ budget decides whether δ may be spent.
@@ -338,8 +338,8 @@ def recommend(n: float, d: int, k: int, epsilon: float, *, delta: float | None =
     warn = ""
     if d > HIGH_DIMENSION and signal < LOW_SIGNAL:
         warn = (f" But N·ε/k = {signal:.3g} is small: on the real data sets measured with d > {HIGH_DIMENSION}, "
-                f"below about {LOW_SIGNAL:,} no method did better than one centre at the mean of the data; raise "
-                "ε, reduce d or k with public knowledge, or collect more data.")
+                f"below about {LOW_SIGNAL:,} no method did much better than one centre at the mean of the data "
+                "(none did better at all); raise ε, reduce d or k with public knowledge, or collect more data.")
     lsh_min = LOW_SIGNAL if d > HIGH_DIMENSION else LSH_MIN_SIGNAL
     if dl >= MIN_DELTA and signal >= lsh_min:
         return Recommendation(

@@ -579,7 +579,8 @@ def advisor_check(summary: pd.DataFrame, epsilons=None) -> pd.DataFrame:
     """What :func:`~dpclust_core.advisor.recommend` picks for each dataset's N, d, k and ε, next to what was
     measured: the best method of the package, the recommended method's median loss and its ratio to the best.
 
-    (The datasets are public, so the exact N is used; with private data ``recommend`` gets a noisy N.)
+    (The datasets are public, so the exact N is used; with private data ``recommend`` gets a noisy N. It is
+    asked with the δ the (ε, δ)-DP methods of the grid spent, 1e-6.)
 
     Examples
     --------
@@ -599,7 +600,7 @@ def advisor_check(summary: pd.DataFrame, epsilons=None) -> pd.DataFrame:
             at = s[(s["epsilon"] == eps) & s["method"].isin(PACKAGE_METHODS) & s["loss"].notna()]
             if not len(at):
                 continue
-            rec = recommend(n, d, k, float(eps)).method
+            rec = recommend(n, d, k, float(eps), delta=_DELTA).method
             rec = _ADVISOR_NAMES.get(rec, rec)
             best = at.loc[at["loss"].idxmin()]
             r_loss = at.loc[at["method"] == rec, "loss"]
