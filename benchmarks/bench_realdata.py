@@ -213,8 +213,9 @@ def write_md(b, km, path):
     s = kmeans_summary(km)
     a = advisor_table(s)
     lines = ["# Real data: the private box and the k-means methods the advisor can pick", "",
-             "Data sets that ship inside PyPI packages; rows with a missing value dropped. "
-             "Written by `benchmarks/bench_realdata.py`.", "",
+             "Data sets that ship inside PyPI packages; rows with a missing value dropped, constant columns "
+             "dropped, at most 10^5 rows. Written by `benchmarks/bench_realdata.py` (20 seeds below 5,000 rows, "
+             "5 above). `private_bounds` is the one of this checkout: rerun after it changes.", "",
              "## (a) `private_bounds` with no public range", "",
              "Raw columns, `on_unreliable=\"flag\"` (a flagged run is a refusal under the default \"raise\"). "
              "Budget: the practice chapter's share (0.3 ε) or the whole ε. Coverage: fraction of a column's "
