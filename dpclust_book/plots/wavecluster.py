@@ -22,6 +22,7 @@ from matplotlib.colors import ListedColormap
 
 from . import METHODS as _BOOK_METHODS
 from . import PALETTE, figure
+from ._layout import MIN_FONT, stacked_2x2
 from . import table  # the book's table (a format string applies to numbers only)
 
 __all__ = ["table", "NAMES", "STYLES", "style", "figure", "grid_map", "pipeline", "privqt_bias", "k_prime_bars",
@@ -233,7 +234,7 @@ def metric_panels(means, metric="DSG_C"):
     """One metric against ε on the three look-alikes, as a 2 × 2 figure (the fourth panel holds the legend).
 
     ``means`` is :func:`dpclust_book.experiments.wavecluster.metric_means`'s result."""
-    fig, axes = figure(ncols=2, nrows=2, height=6.6)
+    fig, axes = stacked_2x2(2.97)
     datasets = list(means.index.get_level_values(0).unique())[:3]
     for ax, d in zip(axes.flat, datasets):
         _curve(ax, means, d, metric, legend=False)
