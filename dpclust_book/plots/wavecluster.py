@@ -207,6 +207,9 @@ def k_prime_bars(table):
     return fig
 
 
+_HIGHER_IS_BETTER = {"F-measure"}  # every other metric of the chapter is a dissimilarity
+
+
 def _curve(ax, means, dataset, metric, *, legend=True):
     sub = means.loc[dataset]
     for m in _ORDER:
@@ -220,7 +223,8 @@ def _curve(ax, means, dataset, metric, *, legend=True):
     ax.minorticks_off()
     ax.set_ylim(bottom=0)
     ax.set_xlabel("privacy budget ε")
-    ax.set_ylabel(f"{metric} (lower is better)")
+    better = "higher" if metric in _HIGHER_IS_BETTER else "lower"
+    ax.set_ylabel(f"{metric} ({better} is better)")
     if legend:
         ax.legend(loc="best")
     return ax
@@ -231,7 +235,7 @@ _DATASETS = {"ds1": "DS1 look-alike (15 blobs)", "ds2": "DS2 look-alike (spirals
 
 
 def metric_panels(means, metric="DSG_C"):
-    """One metric against ε on the three look-alikes, as a 2 × 2 figure (the fourth panel holds the legend).
+    """One metric against ε on the three look-alikes: four panels, one a row (the fourth holds the legend).
 
     ``means`` is :func:`dpclust_book.experiments.wavecluster.metric_means`'s result."""
     fig, axes = stacked_2x2(2.97)
