@@ -45,7 +45,8 @@ def test_exercise_code_cells_are_folded(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_every_question_has_a_folded_solution(path):
-    """Every question (``**1. ...``) is followed by exactly one dropdown before the next question."""
+    """Every question (a line opening with ``**1.`` or ``1.``) is followed by exactly one dropdown before the
+    next question."""
     marks = re.compile(r"^(?:((?:\*\*)?\d+\.[ *])|(?:`{3,}|:{3,})\{dropdown\})", flags=re.M)
     seq = "".join("Q" if m.group(1) else "D"
                   for _, c in _exercise_cells(path) if c["cell_type"] == "markdown"
