@@ -22,7 +22,7 @@ from matplotlib.colors import ListedColormap
 
 from . import METHODS as _BOOK_METHODS
 from . import PALETTE, figure
-from ._layout import MIN_FONT, stacked_2x2
+from ._layout import MIN_FONT, NARROW, stacked_2x2
 from . import table  # the book's table (a format string applies to numbers only)
 
 __all__ = ["table", "NAMES", "STYLES", "style", "figure", "grid_map", "pipeline", "privqt_bias", "k_prime_bars",
@@ -235,18 +235,20 @@ _DATASETS = {"ds1": "DS1 look-alike (15 blobs)", "ds2": "DS2 look-alike (spirals
 
 
 def metric_panels(means, metric="DSG_C"):
-    """One metric against ε on the three look-alikes: four panels, one a row (the fourth holds the legend).
+    """One metric against ε on the look-alikes: one panel a row, :data:`~dpclust_book.plots._layout.NARROW`
+    inches wide (readable on a phone), the legend below them.
 
     ``means`` is :func:`dpclust_book.experiments.wavecluster.metric_means`'s result."""
-    fig, axes = stacked_2x2(2.97)
     datasets = list(means.index.get_level_values(0).unique())[:3]
-    for ax, d in zip(axes.flat, datasets):
+    fig, axes = figure(nrows=len(datasets), height=2.9 * len(datasets) + 1.1)
+    fig.set_size_inches(NARROW, 2.9 * len(datasets) + 1.1)
+    axes = np.atleast_1d(axes)
+    for ax, d in zip(axes, datasets):
         _curve(ax, means, d, metric, legend=False)
         ax.set_title(_DATASETS.get(d, d))
-    for ax in axes.flat[len(datasets):]:
-        ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    axes.flat[-1].legend(handles, labels, loc="center", title="technique", fontsize=11, title_fontsize=11)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, title="technique", fontsize=11,
+               title_fontsize=11)
     return fig
 
 
