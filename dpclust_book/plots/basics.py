@@ -17,6 +17,7 @@ import numpy as np
 from scipy import stats
 
 from . import PALETTE, figure, table
+from ._layout import MIN_FONT, stacked_2x2
 
 __all__ = ["table", "randomized_response", "local_changes", "laplace_release", "histogram_release",
            "gaussian_calibrations", "exponential_choices", "postprocessing", "budget_split",
@@ -213,7 +214,7 @@ def neighbour_densities(epsilon=1.0, calibrated_to=1.0, difference=1.0):
 
 def neighbour_densities_pair(epsilon=1.0, difference=1.0):
     """Two rows: noise calibrated to the true sensitivity ``difference`` (top) and to half of it (bottom)."""
-    fig, axes = figure(ncols=2, nrows=2, height=6.6)
+    fig, axes = stacked_2x2(2.97)
     _densities(axes[0, 0], axes[0, 1], epsilon, difference, difference)
     _densities(axes[1, 0], axes[1, 1], epsilon, difference / 2, difference, legend=False)
     axes[0, 0].set_title(f"calibrated to sensitivity {difference:g}")

@@ -20,6 +20,7 @@ import matplotlib.ticker as mticker
 import numpy as np
 
 from . import PALETTE, figure, method_style
+from ._layout import MIN_FONT, stacked_2x2
 from dpclust_core.kmeans.error_models import count_sum_ratio, epsilon_m, n_rounds
 
 __all__ = ["centroid_paths", "error_model", "split_curves", "rounds_rule", "nicv_by_rounds",
@@ -75,7 +76,7 @@ def error_model(sweeps):
     """Model against measurement of the one-round MSE (a table from
     :func:`~dpclust_book.experiments.dplloyd.error_model_sweeps`): one panel per parameter varied, and a
     fourth with the ratio measured/model of all settings against the relative noise of a count."""
-    fig, axes = figure(ncols=2, nrows=2, height=6.4)
+    fig, axes = stacked_2x2(2.88)
     model_st = dict(color=PALETTE["blue"], linestyle="-", label="model")
     meas_st = dict(color=PALETTE["vermillion"], marker="o", linestyle="", label="measured")
     labels = {"ε": "ε (total budget)", "d": "d (dimensions)", "k": "k (clusters)"}
@@ -106,7 +107,7 @@ def error_model(sweeps):
     ax.set_xlabel("relative noise of a count")
     ax.set_ylabel("measured / model")
     ax.set_title("all settings", fontsize=10)
-    ax.legend(loc="lower left", fontsize=9)
+    ax.legend(loc="lower left", fontsize=MIN_FONT)
     return fig
 
 

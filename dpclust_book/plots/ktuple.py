@@ -23,6 +23,7 @@ import numpy as np
 from matplotlib.patches import Circle, Ellipse
 
 from . import PALETTE, figure, method_style
+from ._layout import MIN_FONT, stacked_2x2
 from . import table  # the book's table (a format string applies to numbers only)
 
 __all__ = ["table", "sci", "log_axis", "STYLES", "style", "instance", "soft_test", "private_centres", "kaverages_cost", "tuples_sweep",
@@ -347,7 +348,7 @@ def mixture_fit(true, X, labels, centres, private, em, max_points: int = 3000):
     from dpclust_core.gmm import match_components
 
     k = true.n_components
-    fig, axes = figure(ncols=2, nrows=2, height=6.6)
+    fig, axes = stacked_2x2(2.97)
     axes = axes.ravel()
     idx = np.random.default_rng(0).choice(X.shape[0], min(max_points, X.shape[0]), replace=False)  # display subset
     Xs, ys = X[idx], np.asarray(labels)[idx]
@@ -357,7 +358,7 @@ def mixture_fit(true, X, labels, centres, private, em, max_points: int = 3000):
     axes[0].set_title("the mixture and the private centres", fontsize=11)
     axes[0].set_xlabel("$x_1$")
     axes[0].set_ylabel("$x_2$")
-    axes[0].legend(loc="center", fontsize=9, frameon=True, framealpha=0.95, edgecolor="white")
+    axes[0].legend(loc="center", fontsize=MIN_FONT, frameon=True, framealpha=0.95, edgecolor="white")
     perm_p = match_components(true.means, private.means)
     perm_e = match_components(true.means, em.means)
     for i in range(min(k, 3)):
@@ -374,7 +375,7 @@ def mixture_fit(true, X, labels, centres, private, em, max_points: int = 3000):
         ax.set_aspect("equal")
         ax.set_title(f"component {i} (weight {true.weights[i]:.1f})", fontsize=11)
         ax.set_xlabel("$x_1$")
-    axes[1].legend(loc="upper left", fontsize=9)
+    axes[1].legend(loc="upper left", fontsize=MIN_FONT)
     for j in range(min(k, 3) + 1, 4):
         axes[j].set_visible(False)
     return fig
@@ -384,7 +385,7 @@ def sample_complexity(tests, gammas):
     """Three panels, one per test (total samples for 90 % success against the varied parameter, log-log),
     and a fourth with PrivatekNoisyCenters' Γ against k and d (``gammas``: columns ``parameter``, ``value``,
     ``gamma``). Test 2 gets a reference line of slope −2."""
-    fig, axes = figure(ncols=2, nrows=2, height=6.6)
+    fig, axes = stacked_2x2(2.97)
     axes = axes.ravel()
     st = _line("PrivatekNoisyCenters")
     for ax, (name, g) in zip(axes, tests.groupby("test", sort=False)):
@@ -401,7 +402,7 @@ def sample_complexity(tests, gammas):
             x0, y0 = vals[0], 2.5 * g["total samples"].iloc[0]
             ax.plot([x0, vals[-1]], [y0, y0 * (x0 / vals[-1]) ** 2], color=PALETTE["grey"], linestyle=":",
                     lw=2, label="slope −2 (∝ 1/R²)")
-            ax.legend(loc="upper right", fontsize=9)
+            ax.legend(loc="upper right", fontsize=MIN_FONT)
     axes[0].set_ylabel("total samples for 90 % success")
     axes[2].set_ylabel("total samples for 90 % success")
     ax = axes[3]
@@ -415,7 +416,7 @@ def sample_complexity(tests, gammas):
     ax.set_ylabel("Γ of PrivatekNoisyCenters")
     ax.set_title("why: Γ grows with k and d", fontsize=11)
     ax.set_ylim(0, 1.1 * float(gammas["gamma"].max()))
-    ax.legend(loc="lower right", fontsize=9)
+    ax.legend(loc="lower right", fontsize=MIN_FONT)
     return fig
 
 
@@ -435,7 +436,7 @@ def naive_histograms(x, noisy, sigma: float, epsilon: float):
 def errors_vs(by_n, by_R):
     """Largest mean error (left) and weight error (right) against the sample size n (top) and against the
     separation R (bottom), one line per method; a private run that failed (⊥) is a cross at the bottom."""
-    fig, axes = figure(ncols=2, nrows=2, height=6.6)
+    fig, axes = stacked_2x2(2.97)
     for row, (df, x, xlabel) in enumerate(((by_n, "n", "total samples n"),
                                           (by_R, "R", "separation R (means at R·e_i)"))):
         for col, key in enumerate(("mean error", "weight error")):
@@ -464,7 +465,7 @@ def errors_vs(by_n, by_R):
                 ax.minorticks_off()
             else:
                 log_axis(ax, "x")
-    axes[0, 0].legend(loc="center left", fontsize=8.5)
+    axes[0, 0].legend(loc="center left", fontsize=MIN_FONT)
     return fig
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import PALETTE, figure
+from ._layout import MIN_FONT, stacked_2x2
 from ..experiments import svt as svt_ex
 from . import table
 
@@ -115,7 +116,7 @@ def _pinned_panel(ax, df, variant, epsilon, cs, legend=True):
 def pinned_threshold(df, epsilon, cs):
     """2×2: ln R of the pinned inputs against m for Lyu–Su–Li, Lee–Clifton and Chen et al. (dotted: the limit
     as m grows), and the limits against c (a frame from :func:`dpclust_book.experiments.svt.pinned_losses`)."""
-    fig, axes = figure(ncols=2, nrows=2, height=7.2)
+    fig, axes = stacked_2x2(3.24)
     for ax, v in zip(axes.ravel()[:3], ("lyu_su_li", "lee_clifton_2014", "chen_2015")):
         _pinned_panel(ax, df, v, epsilon, cs)
     ax = axes[1, 1]
@@ -215,9 +216,9 @@ def budget_split(cs=(1, 10, 50, 300), epsilon=1.0):
 
 
 def zipf_ser(zipf, settings, n_runs=100):
-    """2×2: mean SER of every method (horizontal bars, 95 % intervals) at each setting, with the thesis's values
-    (black crosses)."""
-    fig, axes = figure(ncols=2, nrows=2, height=7.6, sharey=True, sharex=True)
+    """Four panels, one a row: mean SER of every method (horizontal bars, 95 % intervals) at each setting, with
+    the thesis's values (black crosses)."""
+    fig, axes = stacked_2x2(3.0, sharey=True)
     methods = list(svt_ex.ZIPF_METHODS)
     ys = np.arange(len(methods))[::-1]
     for ax, key in zip(axes.ravel(), settings):
@@ -229,9 +230,7 @@ def zipf_ser(zipf, settings, n_runs=100):
         ax.set_title(f"ε = {key[0]:g}, c = {key[1]}")
         ax.set_xlim(0, 1)
         ax.grid(axis="y", visible=False)
-    for ax in axes[:, 0]:
-        ax.set_yticks(ys, methods)
-    for ax in axes[1, :]:
-        ax.set_xlabel("score error rate (lower is better)")
+    axes[0, 0].set_yticks(ys, methods)
+    axes[1, 1].set_xlabel("score error rate (lower is better)")
     axes[0, 0].legend(loc="lower right")
     return fig

@@ -22,6 +22,7 @@ from matplotlib.colors import ListedColormap
 
 from . import METHODS as _BOOK_METHODS
 from . import PALETTE, figure
+from ._layout import MIN_FONT, NARROW, stacked_2x2
 from . import table  # the book's table (a format string applies to numbers only)
 
 __all__ = ["table", "NAMES", "STYLES", "style", "figure", "grid_map", "pipeline", "privqt_bias", "k_prime_bars",
@@ -206,6 +207,9 @@ def k_prime_bars(table):
     return fig
 
 
+_HIGHER_IS_BETTER = {"F-measure"}  # every other metric of the chapter is a dissimilarity
+
+
 def _curve(ax, means, dataset, metric, *, legend=True):
     sub = means.loc[dataset]
     for m in _ORDER:
@@ -219,7 +223,8 @@ def _curve(ax, means, dataset, metric, *, legend=True):
     ax.minorticks_off()
     ax.set_ylim(bottom=0)
     ax.set_xlabel("privacy budget ε")
-    ax.set_ylabel(f"{metric} (lower is better)")
+    better = "higher" if metric in _HIGHER_IS_BETTER else "lower"
+    ax.set_ylabel(f"{metric} ({better} is better)")
     if legend:
         ax.legend(loc="best")
     return ax
@@ -230,18 +235,20 @@ _DATASETS = {"ds1": "DS1 look-alike (15 blobs)", "ds2": "DS2 look-alike (spirals
 
 
 def metric_panels(means, metric="DSG_C"):
-    """One metric against ε on the three look-alikes, as a 2 × 2 figure (the fourth panel holds the legend).
+    """One metric against ε on the look-alikes: one panel a row, :data:`~dpclust_book.plots._layout.NARROW`
+    inches wide (readable on a phone), the legend below them.
 
     ``means`` is :func:`dpclust_book.experiments.wavecluster.metric_means`'s result."""
-    fig, axes = figure(ncols=2, nrows=2, height=6.6)
     datasets = list(means.index.get_level_values(0).unique())[:3]
-    for ax, d in zip(axes.flat, datasets):
+    fig, axes = figure(nrows=len(datasets), height=2.9 * len(datasets) + 1.1)
+    fig.set_size_inches(NARROW, 2.9 * len(datasets) + 1.1)
+    axes = np.atleast_1d(axes)
+    for ax, d in zip(axes, datasets):
         _curve(ax, means, d, metric, legend=False)
         ax.set_title(_DATASETS.get(d, d))
-    for ax in axes.flat[len(datasets):]:
-        ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    axes.flat[-1].legend(handles, labels, loc="center", title="technique", fontsize=11, title_fontsize=11)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, title="technique", fontsize=11,
+               title_fontsize=11)
     return fig
 
 

@@ -14,6 +14,13 @@ from dpclust_book.experiments import basics as ex  # noqa: E402
 from dpclust_book.experiments import svt as svt_ex  # noqa: E402
 from dpclust_book.plots import basics as draw1  # noqa: E402
 from dpclust_book.plots import svt as draw5  # noqa: E402
+from dpclust_book.plots._layout import NARROW, smallest_text_px  # noqa: E402
+
+
+def _phone_readable(fig):
+    """A stacked (narrow) figure keeps every text at 9 pt (12 px) or more when shown 368 px wide on a phone."""
+    if fig.get_figwidth() == pytest.approx(NARROW):
+        assert smallest_text_px(fig) >= 12.0 - 1e-9, smallest_text_px(fig)
 
 
 def _panels_per_row(fig):
@@ -82,7 +89,8 @@ def test_chapter1_figures_are_at_most_two_panels_wide():
     ]
     for fig in figs:
         assert isinstance(fig, plt.Figure) and 1 <= _panels_per_row(fig) <= 2
-        assert fig.get_figwidth() == pytest.approx(7.0)
+        assert fig.get_figwidth() in (pytest.approx(7.0), pytest.approx(NARROW))
+        _phone_readable(fig)
 
 
 def test_table_formats_only_numbers_in_the_index():
@@ -138,7 +146,8 @@ def test_zipf_tables():
         agree = svt_ex.zipf_agreement(zipf, settings, n_runs=5)
         assert len(agree) == 8 and {"ours", "thesis", "z"} <= set(agree.columns)
         fig = draw5.zipf_ser(zipf, settings * 4, n_runs=5)
-        assert _panels_per_row(fig) == 2
+        assert _panels_per_row(fig) == 1  # four panels stacked: readable on a phone
+        _phone_readable(fig)
     finally:
         svt_ex.THESIS_ZIPF_SER.pop((0.5, 5))
 
@@ -157,4 +166,5 @@ def test_chapter5_figures_are_at_most_two_panels_wide():
     ]
     for fig in figs:
         assert isinstance(fig, plt.Figure) and 1 <= _panels_per_row(fig) <= 2
-        assert fig.get_figwidth() == pytest.approx(7.0)
+        assert fig.get_figwidth() in (pytest.approx(7.0), pytest.approx(NARROW))
+        _phone_readable(fig)

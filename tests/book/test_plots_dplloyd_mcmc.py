@@ -48,6 +48,12 @@ def test_error_model_sweeps_and_figure():
     assert summary.shape == (5, 3)
     fig = drd.error_model(df)
     assert len(_panels(fig)) == 4
+    from dpclust_book.plots._layout import NARROW, smallest_text_px
+
+    # four panels, one a row, narrow enough that every text is 9 pt (12 px) or more on a 368-px phone column
+    assert fig.get_figwidth() == pytest.approx(NARROW)
+    assert len({ax.get_subplotspec().colspan.start for ax in _panels(fig)}) == 1
+    assert smallest_text_px(fig) >= 12.0 - 1e-9
 
 
 def test_split_helpers_and_figure():

@@ -19,6 +19,13 @@ from dpclust_book.experiments.ktuple import simulate_tuples  # noqa: E402
 from dpclust_core.ktuple import PrivatekNoisyCenters  # noqa: E402
 from dpclust_book.plots import FIG_WIDTH  # noqa: E402
 from dpclust_book.plots import ktuple as kp  # noqa: E402
+from dpclust_book.plots._layout import NARROW, smallest_text_px  # noqa: E402
+
+
+def _phone_readable(fig):
+    """A stacked (narrow) figure keeps every text at 9 pt (12 px) or more when shown 368 px wide on a phone."""
+    if fig.get_figwidth() == pytest.approx(NARROW):
+        assert smallest_text_px(fig) >= 12.0 - 1e-9, smallest_text_px(fig)
 
 C3 = np.array([[-6.0, -4.0], [5.0, -3.0], [0.0, 6.0]])
 
@@ -26,7 +33,8 @@ C3 = np.array([[-6.0, -4.0], [5.0, -3.0], [0.0, 6.0]])
 def _check_figure(fig):
     """7 inches wide, at most two panels a row, every visible panel with an x label."""
     try:
-        assert fig.get_figwidth() == pytest.approx(FIG_WIDTH)
+        assert fig.get_figwidth() in (pytest.approx(FIG_WIDTH), pytest.approx(NARROW))
+        _phone_readable(fig)
         panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
         assert panels
         rows = {}

@@ -12,6 +12,13 @@ from dpclust_book.experiments import wavecluster as ex  # noqa: E402
 from dpclust_core.metrics import dsg_c, fixed_split, ocm, two_ce  # noqa: E402
 from dpclust_book.plots import wavecluster as viz  # noqa: E402
 from dpclust_core.wavecluster import PrivateWaveCluster, WaveCluster, cluster_then_classify  # noqa: E402
+from dpclust_book.plots._layout import NARROW, smallest_text_px  # noqa: E402
+
+
+def _phone_readable(fig):
+    """A stacked (narrow) figure keeps every text at 9 pt (12 px) or more when shown 368 px wide on a phone."""
+    if fig.get_figwidth() == pytest.approx(NARROW):
+        assert smallest_text_px(fig) >= 12.0 - 1e-9, smallest_text_px(fig)
 
 B = (0.0, 1.0)
 
@@ -140,7 +147,8 @@ def test_figures_have_at_most_two_panels_a_row(small):
             viz.metric_curve(means, "ds2", "2CE"), viz.compare_maps(wc, est, score=0.5),
             viz.alpha_curves(sweep)]
     for fig in figs:
-        assert fig.get_size_inches()[0] == pytest.approx(7.0)
+        assert fig.get_size_inches()[0] in (pytest.approx(7.0), pytest.approx(NARROW))
+        _phone_readable(fig)
         assert _panels_per_row(fig) <= 2
     labelled = [ax for fig in figs for ax in fig.axes if ax.get_label() != "<colorbar>" and ax.axison]
     assert all(ax.get_xlabel() and ax.get_ylabel() for ax in labelled)
