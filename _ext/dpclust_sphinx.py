@@ -2,16 +2,20 @@
 
 Extensions that add an inline script (a ``<script>`` with a body and no file) while the documents are read —
 sphinx-thebe's ``const THEBE_JS_URL = ...`` and sphinx-togglebutton's ``var togglebuttonSelector = ...`` — have
-it registered twice with Sphinx 7 (once for the application, once for the HTML builder), and Sphinx removes
-duplicate scripts only when they name a file. The second ``const`` declaration then fails in the browser
-("Identifier 'THEBE_JS_URL' has already been declared"). This hook drops the repeated entries from each page's
-script list before the page is written.
+it registered twice with Sphinx 7: once by the HTML builder with the file ``None`` and once from the
+application's registry with the file ``''``, which Sphinx does not see as equal. The second ``const`` declaration
+then fails in the browser ("Identifier 'THEBE_JS_URL' has already been declared"). This hook drops the repeated
+entries from each page's script list before the page is written.
 """
 
 
 def _key(js):
+    """What makes two entries the same script: the file (an inline script has ``None`` from the builder and ``''``
+    from the application's registry) and the attributes, the body among them."""
+    if isinstance(js, str) and not hasattr(js, "filename"):
+        return js, ()
     attrs = getattr(js, "attributes", {}) or {}
-    return str(js), tuple(sorted((k, str(v)) for k, v in attrs.items()))
+    return js.filename or "", tuple(sorted((k, str(v)) for k, v in attrs.items()))
 
 
 def unique_scripts(app, pagename, templatename, context, doctree):
