@@ -10,7 +10,7 @@ stand-ins:
 
 Every generator takes ``random_state`` (None, an int seed or a ``numpy.random.Generator``; never the global
 state) and returns the same data for the same seed. Their random draws make synthetic data; none of them is
-privacy noise (they are marked so for the test that greps the package for raw noise draws).
+privacy noise (which is drawn only in :mod:`dpclust_core.mechanisms`).
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def make_s1_like(n_samples: int = 5000, *, random_state: RNGLike = None,
     points with slightly different anisotropic spreads (standard deviations 0.047–0.083 of the
     half-width per axis), and returns labels 0..14.
 
-    Calibration (``random_state=0``) against the real S1 (``../shared/data/s1.arff``, scaled to
-    ``[-1, 1]^2`` by its min/max): best-of-30 Lloyd NICV for k = 15 is 0.0084 (real 0.0082); the mean
+    Calibration (``random_state=0``) against the real S1 (``s1.arff``, scaled to ``[-1, 1]^2`` by its
+    min/max): best-of-30 Lloyd NICV for k = 15 is 0.0084 (real 0.0082); the mean
     NICV of 10 runs of DPLloyd-Impr is 0.068 / 0.025 / 0.020 at eps = 0.1 / 0.5 / 1 (real 0.074 / 0.027 /
     0.022). What differs: random centre positions (not S1's layout) and no elongated cluster.
 
@@ -146,13 +146,13 @@ def make_tiger_like(n_samples: int = 16_281, *, random_state: RNGLike = None) ->
     the public box [-1, 1]^2. What differs: no real road network, and the two 'states' touch in the middle
     of the domain rather than being two separate maps.
 
-    Calibration: the only copy at hand, ``../shared/data/tiger-nm-wa.tsv``, does **not** look like road
+    Calibration: the TIGER file we could obtain (``tiger-nm-wa.tsv``) does **not** look like road
     intersections: it has 29,910 points (the thesis's TIGER has 16,281) and, plotted, shows 15 compact
     Gaussian blobs in exactly the layout of Fränti's S1 (one of them elongated), i.e. an up-sampled S-set
     rather than two states. So this stand-in follows the thesis's *description* of TIGER (sizes, k = 2) and is
-    calibrated only on the copy's k = 2 spread, which is dominated by the between-half variance: the
+    calibrated only on that file's k = 2 spread, which is dominated by the between-half variance: the
     best-of-Lloyd NICV for k = 2 is 0.320 with ``random_state=0`` (0.2–0.33 over other seeds) against 0.32 for
-    the copy scaled to [-1, 1]^2 by its min/max, and DPLloyd-Impr's mean NICV (10 runs) agrees within 10% at
+    the file scaled to [-1, 1]^2 by its min/max, and DPLloyd-Impr's mean NICV (10 runs) agrees within 10% at
     eps = 0.1, 0.5, 1.
 
     Returns ``(X, y)``: X in [-1, 1]^2, y the 'state' (0 or 1).
@@ -423,11 +423,11 @@ def make_ds3_like(n_samples: int = 31_520, *, random_state: RNGLike = None) -> t
 # ----------------------------------------------------------------------------- WaveCluster real files: public bounds
 __all__ += ["WAVECLUSTER_REAL_BOUNDS", "WAVECLUSTER_REAL_N"]
 
-#: Public domains ``(lows, highs)`` of the paper's real DS1–DS3 files (``../shared/data/wavecluster-*.csv``,
-#: tests and benchmarks only). They are the extent of each published file, fixed here ONCE as constants, which
-#: is the paper's setting (its non-private WaveCluster grids the data's box) while keeping the private
-#: estimators honest: a private run receives these numbers as a public input and never computes a min/max of
-#: the data it is given, so a neighbouring dataset (one record added or removed) gets the same grid.
+#: Public domains ``(lows, highs)`` of the paper's real DS1–DS3 files (``wavecluster-ds1.csv`` ...), for runs on
+#: those files where a reader has them. They are the extent of each published file, fixed here ONCE as constants,
+#: which is the paper's setting (its non-private WaveCluster grids the data's box) while keeping the private
+#: estimators honest: a private run receives these numbers as a public input and never computes a min/max of the
+#: data it is given, so a neighbouring dataset (one record added or removed) gets the same grid.
 WAVECLUSTER_REAL_BOUNDS = {
     "ds1": (np.array([20_406.0, 51_397.0]), np.array([963_731.0, 972_296.0])),
     "ds2": (np.array([90_045.0, 87_019.0]), np.array([964_418.0, 955_379.0])),

@@ -2,7 +2,8 @@
 method, a figure style readable at page width, and the HTML table formatter.
 
 Every figure of the book is at most two panels wide, its text at least 9 pt at the size it is shown (figures
-are drawn 7 inches wide and shown at about 700 pixels), with labelled axes. Each method keeps its colour,
+are drawn 7 inches wide at 100 dpi and shown at about 700 pixels; on a phone they keep that size and scroll
+sideways rather than shrink), with labelled axes. Each method keeps its colour,
 marker and line style across all chapters (:data:`METHODS`), so a reader learns them once. Tables are HTML
 (:func:`table`), never printed dicts.
 
@@ -97,7 +98,8 @@ def table(df, fmt=None, *, wrap=False, na_rep="—", index_fmt=None):
     ``fmt`` is passed to ``Styler.format`` (a format string — applied to the numbers only, text cells are shown
     as they are —, a callable or a dict per column), ``index_fmt`` to
     ``Styler.format_index`` (numeric index values only). Numbers are right-aligned; with ``wrap=True`` (tables
-    of text) the cells are left-aligned and may wrap, so a wide table still fits the page.
+    of text) the cells are left-aligned and may wrap, so a wide table still fits the page. Row labels never
+    wrap: on a narrow screen the table scrolls sideways instead.
 
     Examples
     --------
@@ -124,5 +126,5 @@ def table(df, fmt=None, *, wrap=False, na_rep="—", index_fmt=None):
         {"selector": "", "props": "border-collapse: collapse; margin: 0.4em 0 1em 0; font-size: 0.92em;"},
         {"selector": "td, th", "props": cell},
         {"selector": "thead th", "props": "border-bottom: 1px solid #999; text-align: left; white-space: normal;"},
-        {"selector": "tbody th", "props": "text-align: left; font-weight: 600;"},
+        {"selector": "tbody th", "props": "text-align: left; font-weight: 600; white-space: nowrap;"},
     ])

@@ -106,7 +106,8 @@ class Explorer:
         """The same figure driven by ipywidgets in a running kernel.
 
         By default each slider takes the precomputed values; pass ``name=(low, high, step)`` for a continuous
-        slider over a range instead. Returns the ``ipywidgets.interactive`` object (display it).
+        slider over a range instead. Returns the ``ipywidgets.interactive`` object (display it, e.g. as the
+        last expression of a cell): its first render and every slider move show the figure once.
         """
         import ipywidgets as w
         from IPython.display import display
@@ -123,7 +124,11 @@ class Explorer:
                                                    continuous_update=False)
 
         def show(**kw):
-            display(self.draw(**kw))
+            fig = self.draw(**kw)
+            # pyplot forgets the figure before it is shown: the inline backend would otherwise show it a second
+            # time when ipywidgets flushes the open figures after the call (one image per slider move)
+            plt.close(fig)
+            display(fig)
 
         return w.interactive(show, **controls)
 

@@ -1,4 +1,4 @@
-"""Experiments of chapter 9 (MCMC postprocessing of DP k-means, Lee & Kifer): summaries of one transcript and
+"""Experiments of chapter 10 (MCMC postprocessing of DP k-means, Lee & Kifer): summaries of one transcript and
 one sampler run, the paper's paired experiment with its ablations, the thesis's improved DPLloyd postprocessed,
 and a one-dimensional toy on which the sampler's target can be computed exactly.
 

@@ -39,6 +39,12 @@ For every HTML page of the built book (or the single page given) this script
    * a **dead slider**: every kernel-free interactive figure (``.dpclust-explore``) has one of its sliders
      moved, and its image must change;
    * a live **ipywidget left on the static page** (it shows nothing without a kernel);
+   * a **script error** in the browser console: an uncaught exception or syntax error (e.g. a ``const``
+     declared twice by two copies of one inline script), or a failed request for a file of the book itself
+     (requests to other hosts are refused on purpose and not counted);
+   * **figure text too small on a phone**: at widths below 1000 px every figure (a cell's image or a
+     kernel-free slider's frame) must be shown at no less than 96 % of its natural size, so that text drawn
+     at 9 pt in a 100-dpi figure (12.5 px) is at least 12 px (9 pt) on the screen;
 
    and saves full-page screenshots under ``_render/`` (``<page>.png`` at 1280 px, ``<page>.400.png``).
 
@@ -66,6 +72,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+# a check of the whole build reads these pages at least (the home page and both halves of the API reference)
+REQUIRED_PAGES = ("book/index.html", "book/api/core/index.html", "book/api/helpers/index.html")
 VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
              "track", "wbr"}
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
@@ -382,6 +390,14 @@ async () => {
     if (a.left < visibleRight - 1 && a.right > m.left + 1 && a.top < m.bottom - 1 && a.bottom > m.top + 1)
       out.eqno_overlaps.push(box.id || '(unlabelled)');
   }
+  out.small_figures = [];
+  for (const img of document.querySelectorAll('.cell_output img, .dpclust-explore img')) {
+    const r = img.getBoundingClientRect();
+    if (r.width === 0 || !img.naturalWidth) continue;  // hidden (e.g. in a closed dropdown) or not loaded
+    out.small_figures.push({scale: r.width / img.naturalWidth, natural: img.naturalWidth,
+                            shown: Math.round(r.width),
+                            what: (img.getAttribute('alt') || img.getAttribute('src') || '').slice(0, 60)});
+  }
   out.live_widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const exps = document.querySelectorAll('.dpclust-explore');
   out.explorers = exps.length;
@@ -399,12 +415,57 @@ async () => {
 """
 
 
-def browser_checks(page, url: str, width: int) -> tuple[list[str], dict]:
+# the smallest text of a figure (9 pt at 100 dpi = 12.5 px) must be shown at >= 12 px (9 CSS pt)
+MIN_FIGURE_SCALE = 12.0 / 12.5
+
+
+class ConsoleLog:
+    """Script errors of one page: uncaught exceptions and console errors, but not the requests to other hosts
+    that the offline check refuses on purpose."""
+
+    def __init__(self, page, local_prefix: str):
+        self.local_prefix = local_prefix
+        self.errors: list[str] = []
+        self.refused: set[str] = set()
+        page.on("pageerror", lambda exc: self.errors.append(f"uncaught {exc!s}"[:200]))
+        page.on("console", self._console)
+        page.on("requestfailed", self._failed)
+
+    def _failed(self, request):
+        if not request.url.startswith(self.local_prefix):
+            self.refused.add(request.url)
+        else:
+            self.errors.append(f"a file of the book failed to load: {request.url[len(self.local_prefix):]}")
+
+    def _console(self, msg):
+        if msg.type != "error":
+            return
+        text = msg.text
+        if text.startswith("Failed to load resource"):
+            url = (msg.location or {}).get("url", "")
+            if url and not url.startswith(self.local_prefix):
+                return  # a refused request to another host: the reader is offline
+            if "net::ERR_FAILED" in text and not url:
+                return
+        self.errors.append(f"console error: {text}"[:200])
+
+    def take(self) -> list[str]:
+        out, self.errors = self.errors, []
+        return out
+
+
+def browser_checks(page, url: str, width: int, console: ConsoleLog | None = None) -> tuple[list[str], dict]:
     """Load ``url`` at ``width`` CSS pixels and return (problems, raw measurements)."""
     page.set_viewport_size({"width": width, "height": 900})
+    if console is not None:
+        console.take()
     page.goto(url, wait_until="load", timeout=120_000)
     res = page.evaluate(_PAGE_SCRIPT)
     problems = []
+    if console is not None:
+        page.wait_for_timeout(100)  # async scripts report their errors after "load"
+        for msg in dict.fromkeys(console.take()):
+            problems.append(f"script error in the browser console: {msg}")
     name = url.rsplit("/", 1)[-1]
     if res["math_sources"] and not res["math_rendered"]:
         problems.append(f"{res['math_sources']} formulas but none rendered by MathJax (raw TeX on the page)")
@@ -431,6 +492,12 @@ def browser_checks(page, url: str, width: int) -> tuple[list[str], dict]:
                         f"the cell remove-cell and show an explore() figure instead)")
     for msg in res["dead_sliders"]:
         problems.append(f"dead slider: {msg}")
+    if width < 1000:
+        for fig in res["small_figures"]:
+            if fig["scale"] < MIN_FIGURE_SCALE:
+                problems.append(
+                    f"a figure shrinks to {fig['shown']} of its {fig['natural']} px at {width} px: its 9-pt text "
+                    f"shows at {12.5 * fig['scale']:.1f} px (< 12 px): {fig['what']!r}")
     if name not in NO_MATH_PAGES:
         pass
     return problems, res
@@ -482,6 +549,12 @@ def main(argv=None) -> int:
         print(f"check-render: no HTML pages under {target}", file=sys.stderr)
         return 2
     widths = [int(w) for w in args.widths.split(",") if w.strip()]
+    if target.is_dir():
+        found = {p.relative_to(root).as_posix() for p in pages}
+        missing = [p for p in REQUIRED_PAGES if p not in found]
+        if missing:
+            print(f"check-render: the build lacks {', '.join(missing)} (is every page in _toc.yml?)", file=sys.stderr)
+            return 1
 
     chromium = None
     if not args.no_browser:
@@ -521,9 +594,10 @@ def main(argv=None) -> int:
                 ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
                     f"http://127.0.0.1:{port}/") else route.abort())
                 page = ctx.new_page()
+                console = ConsoleLog(page, f"http://127.0.0.1:{port}/")
                 for width in widths:
                     try:
-                        msgs, res = browser_checks(page, f"http://127.0.0.1:{port}/{rel}", width)
+                        msgs, res = browser_checks(page, f"http://127.0.0.1:{port}/{rel}", width, console)
                     except Exception as exc:  # noqa: BLE001 - report, do not crash the whole check
                         msgs, res = [f"browser failed at {width} px: {exc!s}"[:200]], {}
                     found += [f"[{width}px] {m}" for m in msgs]
@@ -556,8 +630,8 @@ def main(argv=None) -> int:
             for msg in found:
                 print(f"  {rel}: {msg}")
         return 1
-    print("render check passed: math rendered offline, live sliders, no tracebacks, warnings, empty figures or "
-          "outputs wider than the page")
+    print("render check passed: math rendered offline, live sliders, no tracebacks, warnings, empty figures, "
+          "outputs wider than the page, script errors or figures shrunk below readable text on a phone")
     return 0
 
 
