@@ -896,7 +896,7 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
 @functools.lru_cache(maxsize=1024)
 def _zcdp_budget(eps, dl):
     log_dl = math.log(dl)
-    hi = eps * eps / 2 + eps  # above every answer: at this rho the bound exceeds 1
+    hi = 2.0 * eps + 1.0  # above the answer: rho-zCDP implies no epsilon below rho
     while _zcdp_log_delta(hi, eps) <= log_dl:
         hi *= 2.0
     return _bisect(lambda r: _zcdp_log_delta(r, eps) <= log_dl, 0.0, hi)
