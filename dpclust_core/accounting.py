@@ -32,10 +32,17 @@ there could never reach the budget it was copied from. See :class:`PrivacyLedger
 The parallel rule holds under *unbounded* DP (add/remove one record), the notion used throughout the book;
 Prop. 2.2.4 shows it fails under bounded DP. The other rules — advanced composition, group privacy,
 amplification by subsampling and zero-concentrated DP — are plain functions at the end of this module.
+
+**Zero-concentrated DP** (Bun & Steinke 2016). A :meth:`PrivacyLedger.zcdp` group is one ``(epsilon, delta)``
+budget spent in ρ-zCDP: each release records its ρ (ε-DP is ``ε²/2``-zCDP, Prop. 1.4; the discrete Gaussian with
+L2 sensitivity Δ and sd σ is ``Δ²/(2σ²)``-zCDP, Canonne, Kamath & Steinke 2020, Thm. 14), the ρ add up under
+adaptive composition (Lemma 2.3), parallel parts take their maximum, and ρ-zCDP implies ``(ε, δ)``-DP with
+``δ = inf_{α>1} exp((α−1)(αρ−ε)) (1−1/α)^α / (α−1)`` (CKS20, Cor. 13): see :func:`zcdp_budget`.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import math
 import threading
@@ -59,6 +66,8 @@ __all__ = [
     "zcdp_to_dp",
     "dp_to_zcdp",
     "gaussian_zcdp",
+    "zcdp_budget",
+    "zcdp_epsilon",
 ]
 
 
@@ -97,6 +106,7 @@ class LedgerEntry:
     sensitivity: float | None = None
     group: str | None = None  #: label of the innermost group this entry belongs to, if any
     partition: int | None = None  #: index of the disjoint part inside a parallel group, if any
+    rho: float | None = None  #: the zCDP cost of a release inside a :meth:`PrivacyLedger.zcdp` group
 
 
 @dataclass
@@ -107,7 +117,8 @@ class _Group:
     n_partitions: int = 0
     current: int | None = None
     #: a composition rule applied to the group's cost: ("subsample_wor", m, n), ("advanced", delta_prime) or
-    #: ("group_privacy", g) (see :meth:`~dpclust_core.accounting.PrivacyLedger.subsampled`,
+    #: ("group_privacy", g), ("zcdp", epsilon, delta, rho_budget) (see
+    #: :meth:`~dpclust_core.accounting.PrivacyLedger.zcdp`, :meth:`~dpclust_core.accounting.PrivacyLedger.subsampled`,
     #: :meth:`~dpclust_core.accounting.PrivacyLedger.advanced`,
     #: :meth:`~dpclust_core.accounting.PrivacyLedger.group_privacy`)
     rule: tuple | None = None
@@ -264,19 +275,22 @@ class PrivacyLedger(LedgerBase):
         return stack
 
     # ---------------------------------------------------------------- recording
-    def record(self, name: str, epsilon: float, delta: float = 0.0, sensitivity: float | None = None) -> None:
+    def record(self, name: str, epsilon: float, delta: float = 0.0, sensitivity: float | None = None,
+               rho: float | None = None) -> None:
         """Record one release costing ``(epsilon, delta)``; refuse it if it would exceed the budget.
 
         ``epsilon`` must be a finite real number >= 0 (0 for pure post-processing of earlier releases),
-        ``delta`` in [0, 1). Strings and bools are refused.
+        ``delta`` in [0, 1). Strings and bools are refused. ``rho``: the zCDP cost of a release made inside a
+        :meth:`zcdp` group (only there); a pure release there (``delta = 0``) without one gets ``epsilon²/2``.
         """
         self._check_live(f"recording {name!r}")
         eps, dl = _check_cost(epsilon, delta, name)
         sens = None if sensitivity is None else check_real(sensitivity, "sensitivity", low=0.0)
+        rho = self._entry_rho(eps, dl, rho, name)
         with self._lock:
             grp = self._stack[-1]
             part = grp.current if grp.parallel else None
-            entry = LedgerEntry(str(name), eps, dl, sens, None if grp is self._root else grp.name, part)
+            entry = LedgerEntry(str(name), eps, dl, sens, None if grp is self._root else grp.name, part, rho)
             grp.items.append((part, entry))
             try:
                 self._check_budget(f"{name!r} would spend")
@@ -284,18 +298,21 @@ class PrivacyLedger(LedgerBase):
                 grp.items.pop()
                 raise
 
-    def require(self, epsilon: float, delta: float = 0.0, name: str = "this release") -> None:
-        """Raise :class:`BudgetExceededError` if recording ``(epsilon, delta)`` here would exceed the budget.
+    def require(self, epsilon: float, delta: float = 0.0, name: str = "this release",
+                rho: float | None = None) -> None:
+        """Raise :class:`BudgetExceededError` if recording ``(epsilon, delta)`` (and ``rho``, see :meth:`record`)
+        here would exceed the budget.
 
         Nothing is recorded. Mechanisms call this before drawing noise. (Another thread may spend between
         this check and a later :meth:`record`, which then refuses; :meth:`reserve` checks and charges at once.)
         """
         self._check_live(str(name))
         eps, dl = _check_cost(epsilon, delta, name)
+        rho = self._entry_rho(eps, dl, rho, name)
         with self._lock:
             grp = self._stack[-1]
             part = grp.current if grp.parallel else None
-            grp.items.append((part, LedgerEntry("(probe)", eps, dl)))
+            grp.items.append((part, LedgerEntry("(probe)", eps, dl, rho=rho)))
             try:
                 self._check_budget(f"{name} would spend")
             finally:
@@ -399,6 +416,33 @@ class PrivacyLedger(LedgerBase):
         g = check_int(g, "g", 1)
         yield from self._open(_Group(str(name), rule=("group_privacy", g)))
 
+    @contextlib.contextmanager
+    def zcdp(self, name: str, epsilon: float, delta: float) -> Iterator[str]:
+        """Context for releases composed in zCDP within one ``(epsilon, delta)`` budget: it costs ``(epsilon,
+        delta)`` once it holds a release, while the sum of their ρ is at most ``zcdp_budget(epsilon, delta)``, and
+        ``(zcdp_epsilon(rho, delta), delta)`` beyond (so a capped ledger refuses an overspending release).
+
+        Examples
+        --------
+        >>> led = PrivacyLedger(budget_epsilon=1.0, budget_delta=1e-6)
+        >>> with led.zcdp("fit", 1.0, 1e-6):
+        ...     led.record("count", 0.05)
+        ...     led.record("sums", 0.0, rho=zcdp_budget(1.0, 1e-6) - 0.05**2 / 2)
+        >>> led.total(), [round(e.rho, 6) for e in led.entries]
+        ((1.0, 1e-06), [0.00125, 0.023106])
+        """
+        eps = check_epsilon(epsilon, "epsilon")
+        dl = check_delta(delta, "delta")
+        yield from self._open(_Group(str(name), rule=("zcdp", eps, dl, zcdp_budget(eps, dl))))
+
+    def _entry_rho(self, eps, dl, rho, name):
+        """The ρ of a release recorded here (None outside a zCDP group); refuses what zCDP cannot account."""
+        inside = any(g.rule is not None and g.rule[0] == "zcdp" for g in self._stack)
+        if (rho is not None and not inside) or (rho is None and inside and dl > 0):
+            raise ValueError(f"{name!r}: a release inside a zcdp() group needs a rho (or delta = 0); one outside "
+                             "has none")
+        return check_real(rho, "rho", low=0.0) if rho is not None else (eps * eps / 2 if inside else None)
+
     def _open(self, grp):
         self._check_live(f"opening group {grp.name!r}")
         stack = self._stack
@@ -449,6 +493,8 @@ class PrivacyLedger(LedgerBase):
                 return it.epsilon, it.delta
             return PrivacyLedger._cost(it)
 
+        if grp.rule is not None and grp.rule[0] == "zcdp":
+            return _zcdp_cost(grp)
         if grp.rule is not None:
             return _apply_rule(grp.rule, [item_cost(it) for _, it in grp.items])
         if not grp.parallel:
@@ -529,9 +575,11 @@ class PrivacyLedger(LedgerBase):
 
     # ---------------------------------------------------------------- display
     def rows(self) -> list[dict]:
-        """One dict per release: ``release``, ``epsilon``, ``delta``, ``sensitivity``, ``group``, ``part``."""
+        """One dict per release: ``release``, ``epsilon``, ``delta``, ``sensitivity``, ``group``, ``part`` (and
+        ``rho`` for a release in a zCDP group)."""
         return [{"release": e.name, "epsilon": e.epsilon, "delta": e.delta, "sensitivity": e.sensitivity,
-                 "group": e.group, "part": e.partition} for e in self.entries]
+                 "group": e.group, "part": e.partition, **({} if e.rho is None else {"rho": e.rho})}
+                for e in self.entries]
 
     def summary(self) -> str:
         """A plain-text table of the entries and the totals."""
@@ -540,6 +588,7 @@ class PrivacyLedger(LedgerBase):
         for e in self.entries:
             sens = "" if e.sensitivity is None else f"{e.sensitivity:.4g}"
             grp = "" if e.group is None else (e.group if e.partition is None else f"{e.group}[{e.partition}]")
+            grp += "" if e.rho is None else f" (rho {e.rho:.4g})"
             rows.append(f"{e.name:<{w}} {e.epsilon:>10.4g} {e.delta:>10.3g} {sens:>8}  {grp}")
         eps, dl = self.total()
         rows.append(f"{'TOTAL (composed)':<{w}} {eps:>10.4g} {dl:>10.3g}")
@@ -592,10 +641,37 @@ def _copy_group(g: _Group, prefix: str, label: str | None) -> _Group:
     for p, it in g.items:
         if isinstance(it, LedgerEntry):
             new.items.append((p, LedgerEntry(prefix + it.name, it.epsilon, it.delta, it.sensitivity,
-                                             label if it.group is None else it.group, it.partition)))
+                                             label if it.group is None else it.group, it.partition, it.rho)))
         else:
             new.items.append((p, _copy_group(it, prefix, it.name)))
     return new
+
+
+def _group_rho(grp):
+    """The ρ of a group inside a zCDP group: sums, maxima over parallel parts; inf for what has no ρ."""
+    def item_rho(it):
+        if isinstance(it, LedgerEntry):
+            return math.inf if it.rho is None else it.rho
+        if it.rule is not None and it.rule[0] != "zcdp":
+            e, d = PrivacyLedger._cost(it)
+            return e * e / 2 if d == 0 else math.inf
+        return _group_rho(it)
+
+    parts: dict = {}
+    outside = []
+    for p, it in grp.items:
+        (outside if p is None or not grp.parallel else parts.setdefault(p, [])).append(item_rho(it))
+    return math.fsum(outside) + max((math.fsum(v) for v in parts.values()), default=0.0)
+
+
+def _zcdp_cost(grp):
+    if not grp.items:
+        return 0.0, 0.0
+    _, eps, dl, budget = grp.rule
+    rho = _group_rho(grp)
+    if rho <= budget * (1 + 1e-12):
+        return eps, dl
+    return (math.inf if math.isinf(rho) else zcdp_epsilon(rho, dl)), dl
 
 
 def _apply_rule(rule, costs):
@@ -785,3 +861,53 @@ def gaussian_zcdp(l2_sensitivity: float, sigma: float) -> float:
         return sens**2 / (2 * sigma**2)
     except (OverflowError, ZeroDivisionError):  # a square over- or underflowed: divide first
         return 0.5 * (sens / sigma) ** 2 if sens / sigma < 1e150 else math.inf
+
+
+def _zcdp_log_delta(rho, eps):
+    """log δ of ρ-zCDP at ε, CKS20 Cor. 13, minimised over α by bisection on its derivative."""
+    lo, hi = 1.0 + 1e-9, max((eps + 1.0) / (2.0 * rho) + 2.0, 2.0)
+    for _ in range(200):
+        a = 0.5 * (lo + hi)
+        lo, hi = (a, hi) if (2 * a - 1) * rho - eps + math.log1p(-1.0 / a) < 0 else (lo, a)
+    a = 0.5 * (lo + hi)
+    return (a - 1) * (a * rho - eps) + a * math.log1p(-1.0 / a) - math.log(a - 1)
+
+
+def _bisect(ok, lo, hi):
+    """The largest x in [lo, hi] with ok(x) (ok monotone, true at lo), to 1e-14 relative, from the ok side."""
+    while hi - lo > 1e-14 * hi:
+        lo, hi = (0.5 * (lo + hi), hi) if ok(0.5 * (lo + hi)) else (lo, 0.5 * (lo + hi))
+    return lo
+
+
+def zcdp_budget(epsilon: float, delta: float) -> float:
+    """The largest ρ whose ρ-zCDP guarantee implies ``(epsilon, delta)``-DP by the tight conversion of Canonne,
+    Kamath & Steinke (2020, Cor. 13), ``δ(ρ, ε) = inf_{α>1} exp((α−1)(αρ−ε)) (1−1/α)^α / (α−1)`` (bisection,
+    from below: never over budget).
+
+    Examples
+    --------
+    >>> round(zcdp_budget(1.0, 1e-6), 5), round(zcdp_epsilon(zcdp_budget(1.0, 1e-6), 1e-6), 9)
+    (0.02436, 1.0)
+    """
+    return _zcdp_budget(check_epsilon(epsilon, "epsilon"), check_delta(delta, "delta"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _zcdp_budget(eps, dl):
+    log_dl = math.log(dl)
+    hi = 2.0 * eps + 1.0  # above the answer: rho-zCDP implies no epsilon below rho
+    while _zcdp_log_delta(hi, eps) <= log_dl:
+        hi *= 2.0
+    return _bisect(lambda r: _zcdp_log_delta(r, eps) <= log_dl, 0.0, hi)
+
+
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """The ε of the ``(ε, delta)``-DP guarantee that ρ-zCDP implies (tight: Canonne, Kamath & Steinke 2020,
+    Cor. 13), at most :func:`zcdp_to_dp` ``(rho, delta)`` (Bun & Steinke 2016, Prop. 1.3)."""
+    rho = check_real(rho, "rho", low=0.0)
+    log_dl = math.log(check_delta(delta, "delta"))
+    if rho == 0:
+        return 0.0
+    hi = rho + 2 * math.sqrt(rho * -log_dl)
+    return hi - _bisect(lambda t: _zcdp_log_delta(rho, hi - t) <= log_dl, 0.0, hi)

@@ -41,6 +41,7 @@ __all__ = [
     "laplace_mechanism",
     "geometric_mechanism",
     "gaussian_mechanism",
+    "gaussian_mechanism_zcdp",
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
     "exponential_mechanism_intervals",
@@ -672,6 +673,35 @@ def gaussian_mechanism(value: ArrayLike, l2_sensitivity: float | ArrayLike, epsi
     _charge(ledger, name, eps, dl, sens)
     noisy = _gaussian_release(arr, sens, eps, dl, l0, rng)
     _record(ledger, name, eps, dl, sens)
+    return _out(noisy)
+
+
+def gaussian_mechanism_zcdp(value: ArrayLike, l2_sensitivity: float, rho: float, rng: RNGLike = None, *,
+                            l0_sensitivity: int | None = None, ledger: PrivacyLedger | None = None,
+                            name: str = "gaussian") -> float | np.ndarray:
+    """Release ``value`` plus discrete Gaussian noise for ``rho``-zCDP, floating-point safe.
+
+    As :func:`gaussian_mechanism` (the same grid and rounding slack), with ``σ = (Δ + slack)/sqrt(2ρ)``: the
+    discrete Gaussian is ``Δ²/(2σ²)``-zCDP (Canonne, Kamath & Steinke 2020, Thm. 14). A ``ledger`` must hold an
+    open :meth:`~dpclust_core.accounting.PrivacyLedger.zcdp` group, where the release is recorded with its ρ.
+    """
+    rho = check_real(rho, "rho", low=0.0, low_open=True)
+    arr = _as_value(value)
+    rng = check_rng(rng, "rng")
+    sens = _check_grid_scale(check_sensitivity(l2_sensitivity, "l2_sensitivity"), "l2_sensitivity")
+    l0 = _check_l0(l0_sensitivity, arr.size)
+    if ledger is not None:
+        check_ledger(ledger)
+        ledger.require(0.0, 0.0, name, rho=rho)
+    noisy = np.array(arr, dtype=float, copy=True)
+    if sens > 0:
+        gamma = 2.0 ** math.floor(math.log2(sens / (2.0**GRID_BITS * (math.sqrt(l0) + 1.0))))
+        sigma = np.nextafter((sens + (math.sqrt(l0) + 1.0) * gamma) / math.sqrt(2.0 * rho), np.inf)
+        noisy = _to_grid(arr, gamma, "value", "l2_sensitivity")
+        noisy += _discrete_gaussian(sigma / gamma, arr.size, rng).reshape(arr.shape)
+        noisy *= gamma
+    if ledger is not None:
+        ledger.record(name, 0.0, 0.0, sens, rho=rho)
     return _out(noisy)
 
 

@@ -6,15 +6,16 @@ The UCI sets (Letter, Segment, Yeast) are read from ``../shared/data/uci/`` when
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 from ._common import minmax_to_box
 
-UCI = Path(__file__).resolve().parents[3] / "shared" / "data" / "uci"
+UCI = Path(os.environ.get("DPCLUST_UCI", Path(__file__).resolve().parents[3] / "shared" / "data" / "uci"))
 if not UCI.exists():
-    UCI = Path("/work/shared/data/uci")
+    UCI = Path("/tmp/uci")  # copies of the UCI files from public GitHub mirrors (see results/sota_notes.md)
 
 
 def _sk(name):
@@ -49,18 +50,18 @@ def _yeast():
 
 
 def _s1():
-    rows = [ln.split(",")[:2] for ln in (UCI.parent / "s1.arff").read_text().splitlines()
+    rows = [ln.split(",")[:2] for ln in (Path("/work/shared/data") / "s1.arff").read_text().splitlines()
             if ln and ln[0].isdigit()]
     return np.asarray(rows, dtype=float)
 
 
 def _mixture():
-    from dpclust_core import data
+    from dpclust_book import datasets as data
     return data.make_lsh_mixture(random_state=0)[0]
 
 
 def _blobs2d():
-    from dpclust_core import data
+    from dpclust_book import datasets as data
     return data.make_blobs_ratio(100_000, 100, 2, random_state=0)[0]
 
 

@@ -1,4 +1,7 @@
-"""Prototype improvements, measured in the same harness as the published methods (``bench_sota.py``).
+"""(Superseded: written for the former LSHCoresetKMeans, which summed (epsilon, delta); the library estimator
+now composes in zCDP natively and these wrappers no longer match its ledger. Kept for the recorded results.)
+
+Prototype improvements, measured in the same harness as the published methods (``bench_sota.py``).
 
 * ``LSH-zCDP``: :class:`~benchmarks.sota.zcdp_accounting.ZCDPLSHCoreset` — the package's LSHCoresetKMeans
   unchanged, its releases composed in zCDP instead of summed (epsilon, delta): about 1.4x the internal epsilon at

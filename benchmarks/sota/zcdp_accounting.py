@@ -1,4 +1,7 @@
-"""Prototype: account an estimator's releases in zero-concentrated DP instead of summing their (epsilon, delta).
+"""(Superseded: written for the former LSHCoresetKMeans, which summed (epsilon, delta); the library estimator
+now composes in zCDP natively and these wrappers no longer match its ledger. Kept for the recorded results.)
+
+Prototype: account an estimator's releases in zero-concentrated DP instead of summing their (epsilon, delta).
 
 ``dpclust_core`` composes the releases of one fit sequentially: epsilons add and deltas add, and each Gaussian
 release gets its own share (epsilon_i, delta_i). Every release the package makes is in fact rho_i-zCDP:

@@ -737,11 +737,13 @@ def ledger_stages(ledger) -> pd.DataFrame:
     rows = {}
     for r in ledger.rows():
         stage = next((label for prefix, label in _STAGES if r["release"].startswith(prefix)), r["release"])
-        e, d, c = rows.get(stage, (0.0, 0.0, 0))
-        rows[stage] = (e + r["epsilon"], d + r["delta"], c + 1)
-    df = pd.DataFrame([(k, *v) for k, v in rows.items()], columns=["stage", "ε", "δ", "releases"])
+        e, d, z, c = rows.get(stage, (0.0, 0.0, 0.0, 0))
+        rows[stage] = (e + r["epsilon"], d + r["delta"], z + r.get("rho", 0.0), c + 1)
+    df = pd.DataFrame([(k, *v) for k, v in rows.items()], columns=["stage", "ε", "δ", "ρ", "releases"])
     eps, dl = ledger.total()
-    df.loc[len(df)] = ["total", eps, dl, len(ledger)]
+    df.loc[len(df)] = ["total", eps, dl, df["ρ"].sum(), len(ledger)]
+    if not any("rho" in r for r in ledger.rows()):  # releases composed in zCDP carry their rho
+        df = df.drop(columns="ρ")
     return df.set_index("stage")
 
 

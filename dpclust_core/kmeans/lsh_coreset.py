@@ -29,11 +29,9 @@ sensitivity is the radius of the whole domain. Four published devices fix that, 
 * seeds from a cheap, non-interactive synopsis followed by private Lloyd steps is the thesis's **hybrid**
   (Su et al.; :class:`~dpclust_core.kmeans.HybridKMeans`), here with a synopsis that works in high dimension.
 
-Measured at epsilon = 1, delta = 1e-6 (``benchmarks/results/highdim.md``, median of 5 seeds): 1.12 times the
-best of ten non-private k-means++ runs on the Google-style mixture (10^5 x 100, k = 64, with the box or the unit
-ball public; diffprivlib's pure-DP ``KMeans`` 48 times, DPLloyd 47), 1.08 on Letter-like data (diffprivlib
-1.33, HybridKMeans 1.24) and 1.39 on Segment-like data (diffprivlib 2.46, DPLloyd 1.67), in under a second per
-fit.
+Measured with delta = 1e-6 and N private (``benchmarks/results/sota.md``): 1.04 times the best of ten
+non-private k-means++ runs on the Google-style mixture (10^5 x 100, k = 64) at epsilon = 0.5, 1.06 on UCI
+Letter (k = 26) and 1.12 on UCI Segment (k = 7) at epsilon = 1.
 
 **The algorithm.** Chang et al. state their algorithm for the local model; the central form has no numbered
 equations there, so the equations are numbered here.
@@ -46,7 +44,7 @@ equations there, so the equations are numbered here.
    ``R = radius`` when it is a number (a public radius, e.g. 1 for data known to lie in the unit ball); with
    ``radius=None`` the half-diagonal of the box, the smallest ball that contains it (nothing is clipped then);
    with ``radius="private"`` (the default) a private quantile of the norms (the mechanism of step 7 with
-   q = 0.99, or lower down to 0.9 when ``N~ eps_R < 2000``, at 3 % of epsilon)::
+   q = 0.99, or lower down to 0.9 when ``N~ eps_R < 2000``, at 3 % of the zCDP budget)::
 
        R = quantile_q({||x - c0||}),  searched in [0, half-diagonal]                         (1')
 
@@ -57,23 +55,23 @@ equations there, so the equations are numbered here.
        y = clip_{R_m}(Q^T (x - c0))                                                          (2)
 
    otherwise ``y = x - c0`` and ``R_m = R``.
-3. N. ``N~ = N + Lap(1/eps_N)`` (``n_share`` of epsilon), or ``n_public``.
+3. N. ``N~ = N + Lap(1/eps_N)`` with ``eps_N^2 / 2 = n_share rho`` (see Privacy), or ``n_public``.
 4. The LSH tree (SimHash prefix tree, Google's ``lsh_tree``). Level l hashes by the sign of ``<y, v_l>`` for a
    public Gaussian ``v_l``. The children of every branching node of level l - 1 get noisy counts::
 
-       n~_v = n_v + Lap(L / eps_tree)                                                         (3)
+       n~_v = n_v + Lap(1 / eps_l),   eps_l = sqrt(2 rho_tree / L)                            (3)
 
    (one Laplace release per level: one record lies in one node of a level, so the vector of counts has L1
-   sensitivity 1; the L levels compose). A child is kept when ``n~_v >= t``, branched when ``n~_v >= 3 t`` and
-   ``l < L``; kept, unbranched nodes are the leaves. Google takes ``t = min(10 sqrt(d) sigma / R, N / (2k))``
-   and depth 20; here ``t = max(N~ / (16 k), 4 L / eps_tree)`` (small leaves, but never below four noise
-   scales) and ``L = ceil(log2(N~ / t)) + 3`` (at most 24).
+   sensitivity 1; the L levels compose to ``L eps_l^2 / 2 = rho_tree``). A child is kept when ``n~_v >= t``,
+   branched when ``n~_v >= 3 t`` and ``l < L``; kept, unbranched nodes are the leaves. Google takes
+   ``t = min(10 sqrt(d) sigma / R, N / (2k))`` and depth 20; here ``t = max(N~ / (16 k), 4 / eps_l)`` (small
+   leaves, but never below four noise scales) and ``L = ceil(log2(N~ / t)) + 3`` (at most 24).
 5. Leaf averages (Google's ``get_private_average``)::
 
        mu~_v = (sum_{y in v} y + N(0, sigma_leaf^2 I_m)) / n^_v                              (4)
 
-   with ``sigma_leaf`` calibrated to L2 sensitivity ``R_m`` and ``n^_v`` the inverse-variance combination of
-   ``n~_v`` and a fresh ``Lap`` count of the leaf.
+   with ``sigma_leaf = R_m / sqrt(2 rho_leaf)`` (L2 sensitivity ``R_m``) and ``n^_v`` the inverse-variance
+   combination of ``n~_v`` and a fresh ``Lap`` count of the leaf.
 6. Seeds: every leaf average twice (more copies if there are fewer than k/2 leaves), each copy moved by
    ``1e-6 R_m`` in a random direction, so that the next Voronoi assignment splits the leaf's cell in two.
 7. Clipping radius: the exponential mechanism over a geometric grid of radii picks the ``clip_quantile``
@@ -83,8 +81,8 @@ equations there, so the equations are numbered here.
 
        c_j <- c_j + (sum_{y in S_j} clip_r(y - c_j) + N(0, sigma_r^2 I)) / (n_j + Lap(1/eps_c))   (5)
 
-   ``sigma_r`` is calibrated to L2 sensitivity ``r`` (one record moves one cluster's residual sum by at most
-   r), the counts to L1 sensitivity 1. ``n_seed_rounds`` steps (default 2) in the seeding space; between two
+   ``sigma_r = r / sqrt(2 rho_step)`` (L2 sensitivity ``r``: one record moves one cluster's residual sum by at
+   most r), the counts to L1 sensitivity 1. ``n_seed_rounds`` steps (default 2) in the seeding space; between two
    of them, seeds that lost (almost) all their points are moved to split the heaviest cells (post-processing
    of the noisy counts, like a bisecting step).
 9. Reduce the seeds to k centres (post-processing): weighted Ward agglomeration followed by weighted Lloyd, or
@@ -96,19 +94,24 @@ equations there, so the equations are numbered here.
         c_j = (sum_{x in S_j} (x - c0) + N(0, sigma_R^2 I_d)) / (n_j + Lap(1/eps_c))          (6)
 
 11. A new clipping radius (7) around the full-dimensional centres, then ``n_final_rounds`` steps of (5) on the
-    full-dimensional data (default 1).
+    full-dimensional data (default: 2 without projection, 1 after one — in high dimension a step's noise is
+    large and splitting its budget in two costs more than the extra step gains).
 
 **Privacy.** (epsilon, delta)-DP under add/remove one record, with ``bounds``, a numeric ``radius`` and (if given)
-``n_public`` public. Every release goes through :mod:`dpclust_core.mechanisms` (floating-point-safe discrete
-Laplace and Gaussian noise, exact exponential mechanism) and is recorded by it in ``ledger_``; the releases
-compose sequentially (basic composition), each level of the tree being one release over disjoint nodes. Every
-choice made between releases (which nodes exist, the depth, the thresholds, the seeds, the clipping radii,
-the reduction) is a function of earlier releases and public inputs only. delta is split evenly among the
-Gaussian releases. The default split of epsilon (after ``n_share``, and after 3 % for the private radius of
-Eq. 1') is: tree 12 %, leaves 16 %, clipping radii 5 %, seeding steps 26 %, lift 22 %, final steps 19 %
-(without projection the lift's share goes to the final steps). When the tree stops before its depth L (no node is left to branch) the levels not released cost
-nothing and their share goes to the final steps; choosing later budgets from earlier releases while never
-exceeding the total is sound for basic composition (a privacy filter, Rogers, Roth, Ullman & Vadhan 2016).
+``n_public`` public. The releases are composed in zero-concentrated DP (Bun & Steinke 2016) within one budget
+``rho = zcdp_budget(epsilon, delta)``, the largest rho whose conversion (Canonne, Kamath & Steinke 2020, Cor. 13)
+gives (epsilon, delta)-DP (:meth:`~dpclust_core.accounting.PrivacyLedger.zcdp`): a Gaussian release (4)-(6) adds
+discrete Gaussian noise ``Delta / sqrt(2 rho_i)`` and is ``rho_i``-zCDP (ibid., Thm. 14); a Laplace count or an
+exponential-mechanism radius at ``eps_i`` is ``eps_i^2 / 2``-zCDP (Bun & Steinke 2016, Prop. 1.4); the rho add up
+under adaptive composition, and each tree level is one release over disjoint nodes. Every release goes through
+:mod:`dpclust_core.mechanisms` and is recorded with its rho in ``ledger_``, whose total is (epsilon, delta). Every
+choice made between releases (nodes, depth, thresholds, seeds, clipping radii, the reduction) is a function of
+earlier releases and public inputs only. The split of rho: ``n_share`` to the noisy N, 3 % of the rest to the
+radius of Eq. (1'), then tree 5.5 %, leaves 12.5 %, clipping radii 8.5 %, seeding steps 17 %, lift 23 %, final
+steps 33.5 % (without projection the lift's share goes to the final steps); 40 % of a step's rho to its counts.
+Tree levels not released (no node left to branch) cost nothing and their rho goes to the final steps: budgets
+chosen from earlier releases within a fixed total are sound (a privacy filter, Rogers, Roth, Ullman & Vadhan 2016;
+for Rényi DP, and so for zCDP order by order, Feldman & Zrnic 2021).
 """
 from __future__ import annotations
 
@@ -122,15 +125,17 @@ from .._validation import (MAX_ALLOCATION, ArrayLike, BoundsSpec, RNGLike, Delta
                            Options, RandomState, Real, MAX_BOUND)
 from .._validation import NPublic
 from ..accounting import PrivacyLedger
-from ..base import N_PUBLIC_DOC, N_SHARE_DOC, CentroidMixin, DPEstimator
-from ..mechanisms import exponential_mechanism_intervals, gaussian_mechanism, laplace_mechanism
+from ..base import N_PUBLIC_DOC, CentroidMixin, DPEstimator
+from ..accounting import zcdp_budget
+from ..mechanisms import exponential_mechanism_intervals, gaussian_mechanism_zcdp, laplace_mechanism
 
 __all__ = ["LSHCoresetKMeans"]
 
-#: Share of epsilon (after the noisy N) of each stage, in the projected configuration.
-SHARES = {"tree": 0.12, "leaves": 0.16, "quantiles": 0.05, "seed_rounds": 0.26, "lift": 0.22, "final_rounds": 0.19}
-_LEAF_COUNT_FRACTION = 0.2  # of the leaves' share, for the fresh leaf counts
-_ROUND_COUNT_FRACTION = 0.2  # of a Lloyd step's share, for its counts
+#: Share of the zCDP budget rho (after the noisy N and the radius) of each stage, in the projected configuration.
+SHARES = {"tree": 0.055, "leaves": 0.125, "quantiles": 0.085, "seed_rounds": 0.17, "lift": 0.23,
+          "final_rounds": 0.335}
+_LEAF_COUNT_FRACTION = 0.4  # of the leaves' rho, for the fresh leaf counts
+_ROUND_COUNT_FRACTION = 0.4  # of a Lloyd step's rho, for its counts
 _AUTO_DIM = 10  # projection dimension of "auto"
 _AUTO_THRESHOLD = 20  # "auto" projects only when d exceeds this
 _PROJ_FACTOR = 2.0  # R_m = min(R, 2 R sqrt(m / d))
@@ -143,7 +148,7 @@ _GRID_OCTAVES = 40  # the grid spans [2R 2^-40, 2R]
 _RADIUS_GRID_BITS = 48  # the released radius is a multiple of 2^(floor(log2 2R) - 48): every piece holds points
 _WARD_MAX = 1500  # Ward agglomeration up to this many seeds (O(s^2) memory), k-means++ beyond
 _BLOCK_ELEMS = 1 << 20
-_RADIUS_SHARE = 0.03  # with radius="private": the share of epsilon (after N) of the ball's radius
+_RADIUS_SHARE = 0.03  # with radius="private": the share of rho (after N) of the ball's radius
 _RADIUS_QUANTILE = 0.99  # ... which is this quantile of the norms
 _MAX_K = 100_000
 
@@ -255,7 +260,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
     epsilon : float
         Total epsilon of the fit (> 0).
     delta : float, default 1e-6
-        Total delta of the fit, in (0, 1); split evenly among the Gaussian releases.
+        Total delta of the fit, in (0, 1): the releases are composed in zCDP and converted once.
     bounds : pair or per-dimension bounds
         The **public** box of the data (``(low, high)``, ``(lows, highs)`` or shape (d, 2)); required — reading
         it off the data would leak its extremes. Points outside are clipped onto it.
@@ -264,7 +269,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         leaf averages and of the lift is proportional to it. A float is a **public** radius (e.g. 1 for data
         known to lie in the unit ball, with ``bounds=(-1, 1)``): points farther out are moved onto the ball.
         None: the half-diagonal of the box (the smallest ball containing it: nothing more is clipped).
-        "private": a private 0.99-quantile of the distances to the box centre (Eq. 1', 3 % of epsilon),
+        "private": a private 0.99-quantile of the distances to the box centre (Eq. 1', 3 % of rho),
         searched below the half-diagonal; in high dimension it is far smaller than the half-diagonal (0.9
         instead of 10 on the d = 100 benchmark mixture, where the half-diagonal makes the loss 38 times the
         non-private one instead of 1.1).
@@ -276,10 +281,12 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
     n_seed_rounds : int, default 2
         Private Lloyd steps (5) on the over-seeded centres in the seeding space; between two steps, centres
         that lost (almost) all their points are moved to split the heaviest cells.
-    n_final_rounds : int, default 1
-        Private Lloyd steps (5) on the k centres in the full space.
-    """ + N_PUBLIC_DOC + """
-    """ + N_SHARE_DOC + """
+    n_final_rounds : "auto" or int, default "auto"
+        Private Lloyd steps (5) on the k centres in the full space; "auto": 2 without projection, 1 with one.
+    """ + N_PUBLIC_DOC.replace("of its epsilon", "of its zCDP budget") + """
+    n_share : float, default 0.05
+        The share of the fit's zCDP budget rho spent on the noisy count of N when ``n_public`` is None (a
+        Laplace count with ``eps_N = sqrt(2 n_share rho)``; in (0, 0.5]).
     random_state : None, int or numpy.random.Generator
         Source of randomness (the projection, the hashes and the noise).
     ledger : PrivacyLedger, optional
@@ -290,8 +297,8 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
     cluster_centers_ : ndarray (k, d)
         The private centres, in the original units.
     ledger_ : PrivacyLedger
-        Every release of the fit (noisy N, tree levels, leaves, clipping radii, Lloyd steps, lift); totals
-        (epsilon, delta).
+        Every release of the fit (noisy N, tree levels, leaves, clipping radii, Lloyd steps, lift) with its zCDP
+        cost ``rho``, in one zCDP group; totals (epsilon, delta).
     radius_ : float
         The radius R of Eq. (1): public, or the private quantile of Eq. (1').
     projection_dim_ : int
@@ -345,7 +352,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         projection_dim=Options("auto") | Int(1, 10_000),
         clip_quantile=Real(0.0, 1.0, low_open=True, high_open=True),
         n_seed_rounds=Int(1, 20),
-        n_final_rounds=Int(1, 20),
+        n_final_rounds=Options("auto") | Int(1, 20),
         n_public=NPublic(),
         n_share=Real(0.0, 0.5, low_open=True),
         random_state=RandomState(),
@@ -354,7 +361,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
 
     def __init__(self, n_clusters: int, epsilon: float, delta: float = 1e-6, *, bounds: ArrayLike,
                  radius: Literal["private"] | float | None = "private", projection_dim: Literal["auto"] | int = "auto",
-                 clip_quantile: float = 0.8, n_seed_rounds: int = 2, n_final_rounds: int = 1,
+                 clip_quantile: float = 0.8, n_seed_rounds: int = 2, n_final_rounds: Literal["auto"] | int = "auto",
                  n_public: float | None = None, n_share: float = 0.05, random_state: RNGLike = None,
                  ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
@@ -378,20 +385,24 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
             return _AUTO_DIM if d > _AUTO_THRESHOLD else d
         return min(int(p.projection_dim), d)
 
-    def _plan(self, p, d, eps_rest):
-        """The epsilon of every stage and the delta of every Gaussian release (public inputs only)."""
+    def _plan(self, p, d, rho_rest):
+        """The rho of every stage and the number of final steps (public inputs only)."""
         m = self._seeding_dim(p, d)
         projected = m < d
         sh = dict(SHARES)
         if not projected:
             sh["final_rounds"] += sh.pop("lift")
-        n_gauss = 1 + p.n_seed_rounds + (1 if projected else 0) + p.n_final_rounds
-        plan = {key: eps_rest * v for key, v in sh.items()}
-        plan.update(m=m, projected=projected, delta=p.delta / n_gauss)
+        plan = {key: rho_rest * v for key, v in sh.items()}
+        n_final = (1 if projected else 2) if p.n_final_rounds == "auto" else int(p.n_final_rounds)
+        plan.update(m=m, projected=projected, n_final=n_final)
         return plan
 
     # ------------------------------------------------------------------------------------------ fit
     def _fit(self, X, p, ledger, rng):
+        with ledger.zcdp(type(self).__name__, p.epsilon, p.delta):
+            self._fit_zcdp(X, p, ledger, rng, zcdp_budget(p.epsilon, p.delta))
+
+    def _fit_zcdp(self, X, p, ledger, rng, rho):
         low, high = p.bounds
         n, d = X.shape
         k = p.n_clusters
@@ -405,18 +416,18 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         Z = np.clip(X, low, high) - c0
         _clip_norms(Z, R)
 
-        n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
-        eps_rest = p.epsilon - eps_n
+        n_est, eps_n = self._estimate_n(X, p, math.sqrt(2 * p.n_share * rho), rng, ledger)
+        rho_rest = rho - eps_n**2 / 2
         if p.radius == "private":  # Eq. (1'): a private high quantile of the norms replaces the half-diagonal
-            eps_r = _RADIUS_SHARE * eps_rest
-            eps_rest -= eps_r
+            eps_r = math.sqrt(2 * _RADIUS_SHARE * rho_rest)
+            rho_rest -= eps_r**2 / 2
             # the quantile: 0.99, lowered (to 0.9 at most) when N~ eps is too small for the exponential mechanism
             # to tell it from the radii beyond every point (their score is -(1 - q) N~)
             q = min(_RADIUS_QUANTILE, max(0.9, 1.0 - 20.0 / (eps_r * n_est)))
             R = self._clip_radius(Z, np.zeros((1, d)), n_est, q, eps_r, 0.5 * R, rng, ledger, "ball radius")
             _clip_norms(Z, R)
-        plan = self._plan(p, d, eps_rest)
-        m, dl = plan["m"], plan["delta"]
+        plan = self._plan(p, d, rho_rest)
+        m = plan["m"]
 
         # Eq. (2): the seeding space
         if plan["projected"]:
@@ -429,18 +440,17 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         # step 4, Eq. (3): the LSH tree on noisy counts
         leaf_of, tree_counts, eps_lvl, n_levels = self._lsh_tree(Y, n_est, k, plan["tree"], rng, ledger)
         n_leaves = tree_counts.size
-        # levels never reached (no node left to branch) spent nothing: their budget goes to the final steps
-        plan["final_rounds"] += plan["tree"] - n_levels * eps_lvl
+        # levels never reached (no node left to branch) spent nothing: their rho goes to the final steps
+        plan["final_rounds"] += max(plan["tree"] - n_levels * eps_lvl**2 / 2, 0.0)
 
         # Eq. (4): the leaf averages, with a fresh count combined with the tree's
-        eps_leaf_count = plan["leaves"] * _LEAF_COUNT_FRACTION
-        eps_leaf_sum = plan["leaves"] - eps_leaf_count
+        eps_leaf_count = math.sqrt(2 * _LEAF_COUNT_FRACTION * plan["leaves"])
         counts, sums = _kernels.cluster_stats(Y, leaf_of, n_leaves + 1)  # bin n_leaves: points in no leaf
         counts, sums = counts[:n_leaves], sums[:n_leaves]
         fresh = laplace_mechanism(counts, 1.0, eps_leaf_count, rng, l0_sensitivity=1, ledger=ledger,
                                   name="leaf counts")
-        noisy_sums = gaussian_mechanism(sums, R_m, eps_leaf_sum, dl, rng, l0_sensitivity=m, ledger=ledger,
-                                        name="leaf sums")
+        noisy_sums = gaussian_mechanism_zcdp(sums, R_m, (1 - _LEAF_COUNT_FRACTION) * plan["leaves"], rng,
+                                             l0_sensitivity=m, ledger=ledger, name="leaf sums")
         if eps_lvl < 1e100 and eps_leaf_count < 1e100:  # inverse-variance weighting of the two counts
             var_tree, var_fresh = 2.0 / eps_lvl**2, 2.0 / eps_leaf_count**2
             weights = (tree_counts / var_tree + np.atleast_1d(fresh) / var_fresh) / (1 / var_tree + 1 / var_fresh)
@@ -456,14 +466,14 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         C = _split_seeds(leaf_means, k, 1e-6 * R_m, rng)
 
         # steps 7-8: a clipping radius, then private Lloyd steps in the seeding space
-        eps_q = plan["quantiles"] / 2
+        eps_q = math.sqrt(plan["quantiles"])  # two radii, each eps_q^2 / 2
         radii = []
         r = self._clip_radius(Y, C, n_est, p.clip_quantile, eps_q, R_m, rng, ledger, "clip radius (seeding)")
         radii.append(r)
-        eps_round = plan["seed_rounds"] / p.n_seed_rounds
+        rho_step = plan["seed_rounds"] / p.n_seed_rounds
         w = np.ones(C.shape[0])
         for t in range(p.n_seed_rounds):
-            C, w = self._lloyd_step(Y, C, r, eps_round, dl, rng, ledger, f"seeding step {t + 1}")
+            C, w = self._lloyd_step(Y, C, r, rho_step, rng, ledger, f"seeding step {t + 1}")
             if t < p.n_seed_rounds - 1:
                 C = self._respawn(C, w, r, rng)
 
@@ -472,14 +482,14 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
 
         # step 10, Eq. (6): lift to the full space
         if plan["projected"]:
-            C = self._lift(Z, Y, C, Q, R, plan["lift"], dl, rng, ledger)
+            C = self._lift(Z, Y, C, Q, R, plan["lift"], rng, ledger)
 
         # step 11: a clipping radius in the full space, then the final Lloyd steps
         r = self._clip_radius(Z, C, n_est, p.clip_quantile, eps_q, R, rng, ledger, "clip radius (final)")
         radii.append(r)
-        eps_round = plan["final_rounds"] / p.n_final_rounds
-        for t in range(p.n_final_rounds):
-            C, _ = self._lloyd_step(Z, C, r, eps_round, dl, rng, ledger, f"final step {t + 1}")
+        rho_step = plan["final_rounds"] / plan["n_final"]
+        for t in range(plan["n_final"]):
+            C, _ = self._lloyd_step(Z, C, r, rho_step, rng, ledger, f"final step {t + 1}")
         _clip_norms(C, R)
 
         self.cluster_centers_ = np.clip(C + c0, low, high)
@@ -490,7 +500,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         self.clip_radii_ = [float(v) for v in radii]
 
     # ------------------------------------------------------------------------------------------ stages
-    def _lsh_tree(self, Y, n_est, k, eps_tree, rng, ledger):
+    def _lsh_tree(self, Y, n_est, k, rho_tree, rng, ledger):
         """Eq. (3). Returns (leaf index of every point, n_leaves for points in no leaf; noisy leaf counts;
         the epsilon of one level; the number of levels released)."""
         n, m = Y.shape
@@ -498,9 +508,9 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         depth = 1
         for _ in range(4):  # the depth and the threshold depend on each other; settle them (public values)
             depth = int(min(_MAX_DEPTH, max(1, math.ceil(math.log2(max(n_est / max(t, 1.0), 2.0))) + _EXTRA_DEPTH)))
-            t = max(n_est / (_DIV * k), _NOISE_SCALES * depth / eps_tree)
+            t = max(n_est / (_DIV * k), _NOISE_SCALES / math.sqrt(2 * rho_tree / depth))
         t_branch = 3.0 * t
-        eps_lvl = eps_tree / depth
+        eps_lvl = math.sqrt(2 * rho_tree / depth)
         self.tree_depth_ = depth
         self.leaf_threshold_ = float(t)
 
@@ -563,15 +573,17 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         return float(max((j_edges[i] + 1 + off) * step, floor_r))
 
     @staticmethod
-    def _lloyd_step(Y, C, r, eps, dl, rng, ledger, name):
-        """Eq. (5): counts (Laplace) and clipped residual sums (Gaussian, sensitivity r) of every cluster."""
+    def _lloyd_step(Y, C, r, rho, rng, ledger, name):
+        """Eq. (5): counts (Laplace) and clipped residual sums (Gaussian, sensitivity r) of every cluster; the
+        two releases cost ``rho`` in zCDP."""
         k, m = C.shape
         counts, sums = _residual_stats(Y, C, r)
-        eps_c = eps * _ROUND_COUNT_FRACTION
+        eps_c = math.sqrt(2 * _ROUND_COUNT_FRACTION * rho)
         noisy_n = np.atleast_1d(laplace_mechanism(counts, 1.0, eps_c, rng, l0_sensitivity=1, ledger=ledger,
                                                   name=f"{name} counts"))
-        noisy_s = np.atleast_2d(gaussian_mechanism(sums, r, eps - eps_c, dl, rng, l0_sensitivity=m,
-                                                   ledger=ledger, name=f"{name} residual sums"))
+        noisy_s = np.atleast_2d(gaussian_mechanism_zcdp(sums, r, (1 - _ROUND_COUNT_FRACTION) * rho, rng,
+                                                        l0_sensitivity=m, ledger=ledger,
+                                                        name=f"{name} residual sums"))
         ok = noisy_n >= max(1.0, 3.0 / eps_c)  # a cluster with too few points keeps its centre
         C = C.copy()
         C[ok] += noisy_s[ok] / noisy_n[ok, None]
@@ -595,7 +607,7 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
         return C
 
     @staticmethod
-    def _lift(Z, Y, C, Q, R, eps, dl, rng, ledger):
+    def _lift(Z, Y, C, Q, R, rho, rng, ledger):
         """Eq. (6): full-dimensional private averages of the cells of the reduced centres (assigned by y)."""
         k, d = C.shape[0], Z.shape[1]
         counts = np.zeros(k)
@@ -605,11 +617,11 @@ class LSHCoresetKMeans(CentroidMixin, DPEstimator):
             c, s = _kernels.cluster_stats(Z[a:b], lab, k)
             counts += c
             sums += s
-        eps_c = eps * _ROUND_COUNT_FRACTION
+        eps_c = math.sqrt(2 * _ROUND_COUNT_FRACTION * rho)
         noisy_n = np.atleast_1d(laplace_mechanism(counts, 1.0, eps_c, rng, l0_sensitivity=1, ledger=ledger,
                                                   name="lift counts"))
-        noisy_s = np.atleast_2d(gaussian_mechanism(sums, R, eps - eps_c, dl, rng, l0_sensitivity=d,
-                                                   ledger=ledger, name="lift sums"))
+        noisy_s = np.atleast_2d(gaussian_mechanism_zcdp(sums, R, (1 - _ROUND_COUNT_FRACTION) * rho, rng,
+                                                        l0_sensitivity=d, ledger=ledger, name="lift sums"))
         ok = noisy_n >= max(1.0, 3.0 / eps_c)
         out = C @ Q.T  # a cell without enough points: its centre mapped back by the projection
         out[ok] = noisy_s[ok] / noisy_n[ok, None]

@@ -36,7 +36,8 @@ MIN_VALUES_FOR_GRID = 24  # values on each side needed to compare the finest gri
 
 #: The public private functions and the argument that holds the private data (D' adds one record to it).
 PRIVATE_FUNCTIONS = {
-    "laplace_mechanism": "value", "gaussian_mechanism": "value", "geometric_mechanism": "value",
+    "laplace_mechanism": "value", "gaussian_mechanism": "value", "gaussian_mechanism_zcdp": "value",
+    "geometric_mechanism": "value",
     "exponential_mechanism": "scores", "exponential_mechanism_intervals": "scores",
     "exponential_mechanism_top_k": "scores", "noisy_grid_synopsis": "Z", "dp_quantile": "values",
     "choose_k": "X", "em_threshold": "W", "adaptive_grid_synthetic": "X", "ktuple.private_interior_point": "x",

@@ -4,7 +4,10 @@ benchmark datasets (dpclust_book.datasets: make_lsh_mixture, make_letter_like, m
 Small, fast configurations: 2-D data (no projection), 30-D data (projected to 10 dimensions), the private radius
 (default), the box's half-diagonal as radius, ``n_public`` with a public radius.
 """
+import numpy as np
+
 import dpclust_book.datasets as data
+from dpclust_core import accounting, mechanisms
 from dpclust_core.kmeans.lsh_coreset import LSHCoresetKMeans
 
 from . import EstimatorCase, FunctionCase, blobs
@@ -46,4 +49,12 @@ FUNCTIONS = [
                       cluster_ratio="positive_real", radius="positive_real", random_state="random_state")),
     FunctionCase("make_letter_like", data.make_letter_like, dict(n_samples=200, random_state=0), _GEN),
     FunctionCase("make_segment_like", data.make_segment_like, dict(n_samples=70, random_state=0), _GEN),
+    FunctionCase("zcdp_budget", accounting.zcdp_budget, dict(epsilon=1.0, delta=1e-6),
+                 dict(epsilon="epsilon", delta="delta")),
+    FunctionCase("zcdp_epsilon", accounting.zcdp_epsilon, dict(rho=0.02, delta=1e-6),
+                 dict(rho="nonneg_real", delta="delta")),
+    FunctionCase("gaussian_mechanism_zcdp", mechanisms.gaussian_mechanism_zcdp,
+                 dict(value=np.array([1.0, 2.0]), l2_sensitivity=1.0, rho=0.02, rng=0),
+                 dict(value="values", l2_sensitivity="nonneg_real", rho="positive_real", rng="random_state",
+                      l0_sensitivity="positive_int")),
 ]
