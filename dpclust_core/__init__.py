@@ -5,9 +5,9 @@ geometric, Gaussian and exponential mechanisms), :mod:`~dpclust_core.accounting`
 budget that refuses before spending, and the composition rules), :mod:`~dpclust_core.base` (the
 scikit-learn estimator every algorithm subclasses), :mod:`~dpclust_core.audit` (empirical DP auditing),
 :mod:`~dpclust_core.bounds` (private bounds of the data, for when no public domain is known),
-:mod:`~dpclust_core.preprocessing` (scaling into a public domain; private scalers for a pipeline that is private
-end to end), :mod:`~dpclust_core.report` (the release card and a private quality estimate), :mod:`~dpclust_core.datasets` (a seeded
-synthetic generator), :mod:`~dpclust_core.metrics` (NICV, WCSS, DSG_C, OCM, 2CE).
+:mod:`~dpclust_core.preprocessing` (scaling into a public domain; private scalers, for a pipeline that is
+private end to end), :mod:`~dpclust_core.report` (the release card and a private quality estimate),
+:mod:`~dpclust_core.datasets` (a seeded synthetic generator), :mod:`~dpclust_core.metrics` (NICV, WCSS, DSG_C, OCM, 2CE).
 
 Algorithms, one module per family (each chapter of the book imports one of them):
 :mod:`~dpclust_core.kmeans` (DPLloyd, EUGkM/UGkM/MkM, HybridKMeans, GkM, PGkM, LSHCoresetKMeans, choose_k),

@@ -19,6 +19,8 @@ from ._validation import (ArrayLike, BadTypeError, Bool, BoundsSpec, Epsilon, Le
                           check_real)
 from .accounting import PrivacyLedger
 from .base import DPEstimator
+from .bounds import COUNT_SHARE, _n_lower, _tail_mode, private_bounds
+from .count import _noisy_count
 from .mechanisms import _grid_index, _interval_grid, exponential_mechanism_intervals, laplace_mechanism
 
 __all__ = ["scale_to_domain", "unscale_from_domain", "clip_to_domain", "PrivateMinMaxScaler",
@@ -173,8 +175,6 @@ class _PrivateScaler(TransformerMixin, DPEstimator):
         if p.public_bounds is not None:
             self.box_ = None
             return check_bounds(p.public_bounds, X.shape[1])
-        from .bounds import private_bounds
-
         box = private_bounds(X, eps_box, on_unreliable=p.on_unreliable, random_state=rng, ledger=ledger)
         self.box_ = box
         if not box.reliable:
@@ -228,17 +228,23 @@ class PrivateMinMaxScaler(_PrivateScaler):
       private median, or the private ``1 - quantile`` and ``quantile`` quantiles when the data can support
       them. A box it cannot find reliably is **refused** (an :class:`~dpclust_core.bounds.UnreliableBoundsError`
       saying what would help), or with ``on_unreliable="flag"`` kept with ``reliable_ = False`` and a warning;
-    * with public ``bounds`` (a generous range from domain knowledge), the ``1 - quantile`` and ``quantile``
-      quantiles of every column searched inside them by the exponential mechanism (Smith 2011; on a public
-      power-of-two grid of the range), ``epsilon / (2d)`` each: basic sequential composition over the ``2d``
-      releases, since one record has a value in every column. The rank quality has sensitivity
-      ``max(q, 1 - q) <= 1`` under add/remove-one. A pair that comes out crossed is replaced by the public range of that column (post-processing).
+    * with public ``bounds`` (a generous range from domain knowledge), first a noisy count N~ (10 % of
+      ``epsilon``); then, if each quantile's budget ``ε_q`` times ``(quantile - 1/2)`` times the count's 90 %
+      lower bound is at least 60 — the rule :func:`~dpclust_core.bounds.private_bounds` uses for its edges, below
+      which a quantile search lands inside the bulk of the data or far out in the range too often — the
+      ``1 - quantile`` and ``quantile`` quantiles of every column are searched inside the range by the
+      exponential mechanism (Smith 2011; on a public power-of-two grid of the range), ``ε_q`` = 90 % of
+      ``epsilon / (2d)`` each: basic sequential composition over the ``2d`` releases, since one record has a
+      value in every column. The rank quality has sensitivity ``max(q, 1 - q) <= 1`` under add/remove-one. A
+      pair that comes out crossed is replaced by the public range of that column (post-processing). If the rule
+      fails, the public range itself is kept (``refined_ = False``, with a warning) and only the count is spent:
+      a wide but honest box rather than a noisy one.
 
     ``transform`` maps ``[data_min_, data_max_]`` onto ``feature_range`` (values outside map outside, unless
     ``clip=True``), so a next step can take ``bounds=feature_range`` as its public box and clip there, and
     ``inverse_transform`` maps its centres back to the original units. The fit is ε-DP (δ = 0) under
-    add/remove-one; ``ledger_`` holds every release and totals ``epsilon`` (less only when a refusal stopped the
-    fit early: only what was spent is recorded).
+    add/remove-one; ``ledger_`` holds every release and totals ``epsilon`` — less only when a refusal stopped the
+    fit early or the public range was kept: only what was spent is recorded.
 
     Parameters
     ----------
@@ -268,6 +274,8 @@ class PrivateMinMaxScaler(_PrivateScaler):
         What :func:`~dpclust_core.bounds.private_bounds` returned (with its diagnostics), None with ``bounds``.
     reliable_ : bool
         False when that box was flagged.
+    refined_ : bool
+        With ``bounds``: whether the quantiles were searched (False: the public range was kept).
     ledger_ : PrivacyLedger
     n_features_in_, feature_names_in_ : the schema (public); ``feature_names_in_`` for a DataFrame only.
 
@@ -313,8 +321,18 @@ class PrivateMinMaxScaler(_PrivateScaler):
     def _fit(self, X, p, ledger, rng):
         self._feature_range = p.feature_range
         low, high = self._box(X, p, p.epsilon, ledger, rng)
+        self.refined_ = p.public_bounds is None
         if p.public_bounds is not None:
-            low, high = _private_quantile_box(X, low, high, p.quantile, p.epsilon, rng, ledger)
+            eps_n = COUNT_SHARE * p.epsilon
+            n_low = _n_lower(_noisy_count(X.shape[0], eps_n, rng, ledger, "N (noisy count)"), eps_n)
+            eps_q = p.epsilon - eps_n
+            self.refined_ = _tail_mode(eps_q / (2 * X.shape[1]), p.quantile, n_low)
+            if self.refined_:
+                low, high = _private_quantile_box(X, low, high, p.quantile, eps_q, rng, ledger)
+            else:
+                warnings.warn(f"{type(self).__name__}: too few records for epsilon={p.epsilon:g} to refine the "
+                              f"public range; it is kept as the box (only the noisy count was spent)",
+                              UserWarning, stacklevel=3)
         self.data_min_, self.data_max_ = low, high
         self.bounds_ = (low, high)
 
@@ -347,7 +365,8 @@ class PrivateMinMaxScaler(_PrivateScaler):
 def _grid_quantile(values, q, lo, hi, eps, rng, ledger, name):
     """A private q-quantile of ``values`` (inside ``[lo, hi]``) on the public power-of-two grid of ``[lo, hi]``:
     the exponential mechanism over the runs of grid points between consecutive snapped values, quality ``-|i -
-    q n|`` (sensitivity ``max(q, 1 - q) <= 1``; Smith 2011), as :func:`~dpclust_core.kmeans.sample_aggregate.dp_quantile`."""
+    q n|`` (sensitivity ``max(q, 1 - q) <= 1``; Smith 2011), as
+    :func:`~dpclust_core.kmeans.sample_aggregate.dp_quantile` does."""
     step, j_lo, j_hi = _interval_grid(lo, hi)
     s = np.sort(_grid_index(values, step, j_lo, j_hi))
     edges = np.concatenate([[j_lo - 1], s, [j_hi]])

@@ -85,9 +85,10 @@ def test_make_private_pipeline_splits_the_total_budget():
     assert L is pipe[-1].ledger and L.budget_epsilon == 1.0
     assert abs(L.epsilon - 1.0) < EPS_TOL and abs(L.delta - 1e-6) < EPS_TOL
     assert pipe[-1].get_params()["bounds"] == (-1.0, 1.0)
-    inst = make_private_pipeline(EUGkM(3, 5.0, bounds=(0, 1)), 0.5, scaler_share=0.2, bounds=(0, 2000),
+    inst = make_private_pipeline(EUGkM(3, 5.0, bounds=(0, 1)), 2.0, scaler_share=0.2, bounds=(0, 2000),
                                  random_state=0).fit(X)
-    assert abs(inst[0].ledger_.epsilon - 0.1) < EPS_TOL and abs(inst[-1].ledger_.epsilon - 0.4) < EPS_TOL
+    assert inst[0].refined_ and inst[-1].get_params()["n_clusters"] == 3
+    assert abs(inst[0].ledger_.epsilon - 0.4) < EPS_TOL and abs(inst[-1].ledger_.epsilon - 1.6) < EPS_TOL
     with pytest.raises(ValueError, match="estimator_params"):
         make_private_pipeline(EUGkM(3, 1.0, bounds=(0, 1)), 1.0, n_clusters=3)
     with pytest.raises(TypeError, match="estimator"):
@@ -165,9 +166,12 @@ def test_small_data_is_refused_or_flagged_and_the_card_warns():
     assert sc.reliable_ is False and abs(sc.ledger_.epsilon - 0.3) < EPS_TOL
     card = release_card(sc.ledger_, box=sc)
     assert "WARNING" in card.index and "unreliable" in card.loc["WARNING", "value"]
-    # a public range removes the refusal
-    good = PrivateMinMaxScaler(0.3, bounds=np.c_[np.zeros(13), wine.max(axis=0) * 2], random_state=0).fit(wine)
-    assert good.reliable_ and abs(good.ledger_.epsilon - 0.3) < EPS_TOL
+    # a public range removes the refusal; too few records to refine it, so it is kept (only the count spent)
+    public = np.c_[np.zeros(13), np.full(13, 2000.0)]
+    with pytest.warns(UserWarning, match="public range"):
+        kept = PrivateMinMaxScaler(0.3, bounds=public, random_state=0).fit(wine)
+    assert kept.reliable_ and not kept.refined_ and abs(kept.ledger_.epsilon - 0.03) < EPS_TOL
+    assert np.array_equal(kept.data_min_, public[:, 0]) and np.array_equal(kept.data_max_, public[:, 1])
 
 
 @pytest.mark.parametrize("kw, match", [
@@ -207,7 +211,7 @@ def test_passing_the_exact_row_count_as_n_public_warns():
 
 
 # --------------------------------------------------------------------------- audits
-D1 = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.6], [0.7], [0.8]])
+D1 = np.linspace(0.1, 0.8, 400)[:, None]  # enough records at epsilon = 1 for the quantile search
 D2 = np.vstack([D1, [[1.0]]])  # add one record, at the edge of the public range
 
 
@@ -225,8 +229,9 @@ def _exact_minmax(data, n, rng):
 
 AUDITS = {
     "minmax": (lambda s: PrivateMinMaxScaler(1.0, bounds=(0, 1), random_state=s), "data_max_"),
-    "standard-mean": (lambda s: PrivateStandardScaler(1.0, bounds=(0, 1), n_public=8.5, random_state=s), "mean_"),
-    "standard-scale": (lambda s: PrivateStandardScaler(1.0, bounds=(0, 1), n_public=8.5, random_state=s),
+    "minmax-private-box": (lambda s: PrivateMinMaxScaler(1.0, random_state=s), "data_max_"),
+    "standard-mean": (lambda s: PrivateStandardScaler(1.0, bounds=(0, 1), n_public=400.5, random_state=s), "mean_"),
+    "standard-scale": (lambda s: PrivateStandardScaler(1.0, bounds=(0, 1), n_public=400.5, random_state=s),
                        "scale_"),
 }
 
