@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.cluster import KMeans
 
-from dpclust_core import PrivacyLedger, make_private_pipeline, nicv, wcss
+from dpclust_core import make_private_pipeline, nicv, wcss
 from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans, LSHCoresetKMeans
 from dpclust_core.report import synopsis_nicv
 

@@ -68,6 +68,12 @@ def _feature_names(X):
     return names if names.size and all(isinstance(c, str) for c in names) else None
 
 
+def _read_off_data(X, bounds) -> bool:
+    """Whether ``bounds`` are exactly the minimum and maximum of every column of ``X`` (as if read off it)."""
+    low, high = bounds
+    return bool(X.shape[0] and np.array_equal(low, X.min(axis=0)) and np.array_equal(high, X.max(axis=0)))
+
+
 class Estimator(BaseEstimator):
     """Base of every estimator in the package (private or not).
 
@@ -165,6 +171,10 @@ class DPEstimator(Estimator):
             if hasattr(p, "bounds"):
                 p.bounds = check_bounds(p.bounds, X.shape[1])
                 self.bounds_ = p.bounds
+                if not is_dask_array(X) and _read_off_data(X, p.bounds):
+                    warnings.warn(f"{type(self).__name__}: bounds are exactly the minimum and maximum of every "
+                                  f"column of X; read off the data they publish its extremes (not private). Pass "
+                                  f"a public range, or find one with private_bounds", UserWarning, stacklevel=2)
             rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
             with _kernels.single_blas_thread(), self._budget_context(p):
                 self._fit(X, p, ledger, rng)
@@ -268,7 +278,7 @@ class CentroidMixin(ClusterMixin):
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans).
         Exact: on the private training data, the score is not private (a private estimate of the quality of
-        the centres is :func:`~dpclust_core.advisor.synopsis_nicv`)."""
+        the centres is :func:`~dpclust_core.report.synopsis_nicv`)."""
         self._check_fitted("cluster_centers_")
         self._check_feature_names(X)
         X = check_data(X, n_features=self.n_features_in_)

@@ -210,6 +210,15 @@ def test_passing_the_exact_row_count_as_n_public_warns():
         DPLloyd(3, 1.0, bounds=(0, 2000), n_public=len(X) + 0.5, random_state=0).fit(X)
 
 
+def test_bounds_read_off_the_data_warn():
+    X, _ = _blobs(n=2000, d=2, k=3)
+    with pytest.warns(UserWarning, match="minimum and maximum"):
+        EUGkM(3, 1.0, bounds=(X.min(axis=0), X.max(axis=0)), random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        EUGkM(3, 1.0, bounds=(0, 2000), random_state=0).fit(X)
+
+
 # --------------------------------------------------------------------------- audits
 D1 = np.linspace(0.1, 0.8, 400)[:, None]  # enough records at epsilon = 1 for the quantile search
 D2 = np.vstack([D1, [[1.0]]])  # add one record, at the edge of the public range
