@@ -55,8 +55,9 @@ class NICVEstimate(float):
 
     @property
     def better_than_one_centre(self) -> bool:
-        """Whether the estimate is below the one-centre estimate (False also when it is unknown, NaN)."""
-        return bool(self < self.one_centre)
+        """Whether the whole interval lies below the one-centre estimate: the synopsis shows that the centres fit
+        better than a single centre at the mean (False when it cannot tell, and when the estimate is NaN)."""
+        return bool(self.high < self.one_centre)
 
     def __reduce__(self):
         return NICVEstimate, (float(self), self.low, self.high, self.one_centre, self.diameter2)
@@ -117,7 +118,8 @@ def synopsis_nicv(synopses, centers, bounds) -> NICVEstimate:
     taken. The grid: every point is within ``h``, half a cell diagonal, of its cell centre, so by Minkowski's
     inequality the square root of the NICV of the points is within ``h`` of that of the cell centres; the
     interval is widened accordingly, then clamped to ``[0, D²]``. ``one_centre`` is the same estimate for one
-    centre at the synopsis's mean: centres that do not beat it explain nothing (the release card warns).
+    centre at the synopsis's mean: when the interval does not lie below it, the synopsis cannot show that the
+    centres explain anything, and the release card warns.
 
     **Measured error** (EUGkM at ε = 1 on the box of each column's 0.5–99.5 % range, the estimate from the fit's
     own synopsis, 5 seeds each; true NICV of the data clipped to the box): in 2 dimensions (airports, 3,376
@@ -148,8 +150,8 @@ def synopsis_nicv(synopses, centers, bounds) -> NICVEstimate:
     >>> from dpclust_core.kmeans import GridSynopsis
     >>> syn = GridSynopsis([10.0, 0.0, 0.0, 10.0], m=2, d=2, r=1.0, epsilon=1.0)
     >>> est = synopsis_nicv(syn, [[-5.0, -5.0], [5.0, 5.0]], bounds=(-10, 10))
-    >>> est, est.one_centre, est.better_than_one_centre
-    (0.0, 50.0, True)
+    >>> est, est.one_centre
+    (0.0, 50.0)
     >>> synopsis_nicv(syn, [[0.0, 0.0]], bounds=(-10, 10))
     50.0
     >>> bad = GridSynopsis([-30.0, 1.0, 1.0, 40.0], m=2, d=2, r=1.0, epsilon=1.0)
@@ -198,8 +200,9 @@ def _warnings(box, quality) -> list[str]:
     if quality is not None and not isinstance(quality, NICVEstimate):
         raise BadTypeError(f"quality must be the NICVEstimate of synopsis_nicv, got {type(quality).__name__}")
     if quality is not None and not quality.better_than_one_centre:
-        out.append(f"the centres fit no better than one centre at the mean (estimated NICV {quality:.4g} against "
-                   f"{quality.one_centre:.4g}): the clustering carries no information at this budget")
+        out.append(f"the quality estimate cannot show that the centres fit better than one centre at the mean "
+                   f"(estimated NICV {quality:.4g}, interval up to {quality.high:.4g}, one centre "
+                   f"{quality.one_centre:.4g}): the clustering may carry no information at this budget")
     return out
 
 
@@ -225,7 +228,7 @@ def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one 
         What the guarantee does not cover (e.g. labels of the private records, timing).
     quality : NICVEstimate, optional
         A private quality estimate from :func:`synopsis_nicv`: shown with its interval, and a **warning** line
-        when it is no better than the one-centre estimate.
+        when the interval does not lie below the one-centre estimate.
     box : PrivateBox or fitted private scaler, optional
         The box of the analysis (from :func:`~dpclust_core.bounds.private_bounds` or a
         :class:`~dpclust_core.preprocessing.PrivateMinMaxScaler`): a **warning** line when it was flagged.
