@@ -68,12 +68,6 @@ def _feature_names(X):
     return names if names.size and all(isinstance(c, str) for c in names) else None
 
 
-def _read_off_data(X, bounds) -> bool:
-    """Whether ``bounds`` are exactly the minimum and maximum of every column of ``X`` (as if read off it)."""
-    low, high = bounds
-    return bool(X.shape[0] and np.array_equal(low, X.min(axis=0)) and np.array_equal(high, X.max(axis=0)))
-
-
 class Estimator(BaseEstimator):
     """Base of every estimator in the package (private or not).
 
@@ -171,10 +165,6 @@ class DPEstimator(Estimator):
             if hasattr(p, "bounds"):
                 p.bounds = check_bounds(p.bounds, X.shape[1])
                 self.bounds_ = p.bounds
-                if not is_dask_array(X) and _read_off_data(X, p.bounds):
-                    warnings.warn(f"{type(self).__name__}: bounds are exactly the minimum and maximum of every "
-                                  f"column of X; read off the data they publish its extremes (not private). Pass "
-                                  f"a public range, or find one with private_bounds", UserWarning, stacklevel=2)
             rng = check_rng(p.random_state) if hasattr(p, "random_state") else check_rng(None)
             with _kernels.single_blas_thread(), self._budget_context(p):
                 self._fit(X, p, ledger, rng)

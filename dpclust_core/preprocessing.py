@@ -413,8 +413,9 @@ class PrivateStandardScaler(_PrivateScaler):
     ``epsilon``.
 
     The L1 sensitivity grows with d (every column adds one), so each column's noise grows with the number of
-    columns: a mean is off by about ``h d / (ε_S N)`` (``ε_S`` the budget of ``S~``, 45 % of ``epsilon`` with
-    public bounds). On 20,000 rows in 16 columns at ε = 1 that is about 0.2 % of the box per column.
+    columns: a mean is off by about ``sqrt(2) h d / (ε_S N)`` (one standard deviation; ``ε_S`` the budget of
+    ``S~``, 45 % of ``epsilon`` with public bounds). On 20,000 rows in 16 columns at ε = 1 that is 0.13 % of the
+    width of the box, in every column.
 
     Parameters
     ----------

@@ -210,15 +210,6 @@ def test_passing_the_exact_row_count_as_n_public_warns():
         DPLloyd(3, 1.0, bounds=(0, 2000), n_public=len(X) + 0.5, random_state=0).fit(X)
 
 
-def test_bounds_read_off_the_data_warn():
-    X, _ = _blobs(n=2000, d=2, k=3)
-    with pytest.warns(UserWarning, match="minimum and maximum"):
-        EUGkM(3, 1.0, bounds=(X.min(axis=0), X.max(axis=0)), random_state=0).fit(X)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        EUGkM(3, 1.0, bounds=(0, 2000), random_state=0).fit(X)
-
-
 # --------------------------------------------------------------------------- audits
 D1 = np.linspace(0.1, 0.8, 400)[:, None]  # enough records at epsilon = 1 for the quantile search
 D2 = np.vstack([D1, [[1.0]]])  # add one record, at the edge of the public range
@@ -260,7 +251,7 @@ def test_the_auditor_catches_the_exact_minmax_scaler():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(AUDITS))
 def test_the_auditor_passes_the_scalers(name):
-    """The same audits with 5,000 draws per input and batch (p > 0.01 fails with probability <= 1 %)."""
-    res = audit(_scaler_mechanism(*AUDITS[name]), D1, D2, 1.0, n_samples=5000, rng=2018)
+    """The same audits with 3,000 draws per input and batch (p > 0.01 fails with probability <= 1 %)."""
+    res = audit(_scaler_mechanism(*AUDITS[name]), D1, D2, 1.0, n_samples=3000, rng=2018)
     print(name, res)
     assert not res.rejects(0.01), str(res)
