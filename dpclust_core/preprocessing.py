@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import TransformerMixin
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import _check_feature_names_in
 
 from . import _kernels
@@ -313,7 +314,8 @@ class PrivateMinMaxScaler(_PrivateScaler):
                        quantile=Real(0.5, 1.0, low_open=True, high_open=True), clip=Bool(),
                        on_unreliable=Options("raise", "flag"), random_state=RandomState(), ledger=NoneOr(Ledger()))
 
-    def __init__(self, epsilon: float, *, bounds=None, feature_range=(-1.0, 1.0), quantile: float = 0.99,
+    def __init__(self, epsilon: float, *, bounds: ArrayLike | None = None,
+                 feature_range: tuple[float, float] = (-1.0, 1.0), quantile: float = 0.99,
                  clip: bool = False, on_unreliable: str = "raise", random_state: RNGLike = None,
                  ledger: PrivacyLedger | None = None) -> None:
         self.epsilon = epsilon
@@ -478,7 +480,7 @@ class PrivateStandardScaler(_PrivateScaler):
                        random_state=RandomState(), ledger=NoneOr(Ledger()))
     clip = False
 
-    def __init__(self, epsilon: float, *, bounds=None, bounds_share: float = 0.4, n_public: float | None = None,
+    def __init__(self, epsilon: float, *, bounds: ArrayLike | None = None, bounds_share: float = 0.4, n_public: float | None = None,
                  n_share: float = 0.1, on_unreliable: str = "raise", random_state: RNGLike = None,
                  ledger: PrivacyLedger | None = None) -> None:
         self.epsilon = epsilon
@@ -519,9 +521,10 @@ class PrivateStandardScaler(_PrivateScaler):
         return -np.inf, np.inf
 
 
-def make_private_pipeline(estimator, epsilon: float, *, delta: float | None = None, scaler_share: float = 0.3,
-                          bounds=None, feature_range=(-1.0, 1.0), ledger: PrivacyLedger | None = None,
-                          random_state: RNGLike = None, **estimator_params):
+def make_private_pipeline(estimator: type[DPEstimator] | DPEstimator, epsilon: float, *, delta: float | None = None,
+                          scaler_share: float = 0.3, bounds: ArrayLike | None = None,
+                          feature_range: tuple[float, float] = (-1.0, 1.0), ledger: PrivacyLedger | None = None,
+                          random_state: RNGLike = None, **estimator_params) -> Pipeline:
     """A scikit-learn pipeline that is private end to end: :class:`PrivateMinMaxScaler`, then ``estimator``.
 
     The total budget is split by sequential composition: ``scaler_share · epsilon`` for the scaler's box (found
@@ -573,7 +576,6 @@ def make_private_pipeline(estimator, epsilon: float, *, delta: float | None = No
     (3, 2)
     """
     from sklearn.base import clone
-    from sklearn.pipeline import Pipeline
 
     from ._validation import check_delta, check_epsilon, check_ledger, check_rng
 
