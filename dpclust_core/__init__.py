@@ -5,8 +5,9 @@ geometric, Gaussian and exponential mechanisms), :mod:`~dpclust_core.accounting`
 budget that refuses before spending, and the composition rules), :mod:`~dpclust_core.base` (the
 scikit-learn estimator every algorithm subclasses), :mod:`~dpclust_core.audit` (empirical DP auditing),
 :mod:`~dpclust_core.bounds` (private bounds of the data, for when no public domain is known),
-:mod:`~dpclust_core.preprocessing` (scaling into a public domain), :mod:`~dpclust_core.datasets` (a seeded
-synthetic generator), :mod:`~dpclust_core.metrics` (NICV, WCSS, DSG_C, OCM, 2CE).
+:mod:`~dpclust_core.preprocessing` (scaling into a public domain; private scalers, for a pipeline that is
+private end to end), :mod:`~dpclust_core.report` (the release card and a private quality estimate),
+:mod:`~dpclust_core.datasets` (a seeded synthetic generator), :mod:`~dpclust_core.metrics` (NICV, WCSS, DSG_C, OCM, 2CE).
 
 Algorithms, one module per family (each chapter of the book imports one of them):
 :mod:`~dpclust_core.kmeans` (DPLloyd, EUGkM/UGkM/MkM, HybridKMeans, GkM, PGkM, LSHCoresetKMeans, choose_k),
@@ -28,6 +29,7 @@ from .count import private_count
 from .mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                          geometric_mechanism, laplace_mechanism)
 from .metrics import nicv, wcss
+from .preprocessing import PrivateMinMaxScaler, PrivateStandardScaler, make_private_pipeline
 
 __version__ = "0.1.0"
 
@@ -49,4 +51,7 @@ __all__ = [
     "gaussian_mechanism",
     "nicv",
     "wcss",
+    "PrivateMinMaxScaler",
+    "PrivateStandardScaler",
+    "make_private_pipeline",
 ]

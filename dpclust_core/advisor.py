@@ -7,13 +7,11 @@ release means for one person, and what to publish with it.
   reason in words; it names only methods the fit (and its ledger) can pay for (:data:`NEEDS_DELTA`);
 * :func:`posterior_bound` — what ε means for one person: the largest posterior probability an attacker can
   reach about them from a prior (the posterior odds are at most ``e^ε`` times the prior odds);
-* :func:`synopsis_nicv` — a private estimate of the NICV of released centres, computed from released noisy
-  grid synopses only (post-processing: it costs no budget);
-* :func:`release_card` — the facts to publish with a release: ε, δ, the neighbour notion, the public inputs,
-  what was released, taken from the ledger.
+* ``synopsis_nicv`` and ``release_card`` (the private quality estimate and the facts to publish) live in
+  :mod:`~dpclust_core.report`; they are importable from here too.
 
 Nothing here reads private data except through released values: N, d, k, ε and δ are public (or a released
-noisy N), and :func:`synopsis_nicv` reads released synopses and centres.
+noisy N).
 
 Examples
 --------
@@ -32,19 +30,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import (MIN_DELTA, BadTypeError, check_bounds, check_data, check_epsilon, check_half_width,
-                          check_int, check_ledger, check_real)
+from ._validation import (MIN_DELTA, BadTypeError, check_bounds, check_epsilon, check_half_width, check_int,
+                          check_ledger, check_real)
 from .accounting import BudgetExceededError, PrivacyLedger
 from .kmeans.error_models import RHO, _epsilon_m, _n_rounds, dplloyd_mse
-from .kmeans.grid import (GridSynopsis, cells_per_dimension, eugkm_grid_size, eugkm_variance, eugkm_variance_m,
-                          mkm_grid_size, ugkm_grid_size)
+from .kmeans.grid import eugkm_grid_size, eugkm_variance, eugkm_variance_m, mkm_grid_size, ugkm_grid_size
 from .kmeans.hybrid import hybrid_decision
+from .report import release_card, synopsis_nicv  # noqa: F401 (moved to report; importable from here too)
 
 if TYPE_CHECKING:  # pandas is imported on use only (the library does not depend on it)
     import pandas as pd
 
 __all__ = ["MODELLED_METHODS", "NEEDS_DELTA", "LSH_MIN_SIGNAL", "HIGH_DIMENSION", "LOW_SIGNAL", "expected_nicv",
-           "Recommendation", "recommend", "posterior_bound", "synopsis_nicv", "release_card"]
+           "Recommendation", "recommend", "posterior_bound"]
 
 #: The k-means methods with a closed-form error model in the thesis, in the order of the book's figures.
 MODELLED_METHODS = ("DPLloyd", "DPLloyd-Impr", "UGkM", "EUGkM", "MkM", "Hybrid")
@@ -418,146 +416,3 @@ def posterior_bound(prior, epsilon: float, delta: float = 0.0):
         odds = math.exp(min(eps, 700.0))
     out = odds * p / (odds * p + 1.0 - p)
     return float(out) if out.ndim == 0 else out
-
-
-def synopsis_nicv(synopses, centers, bounds) -> float:
-    """A private estimate of the NICV of ``centers``, from released grid synopses only (no budget spent).
-
-    Each synopsis (a :class:`~dpclust_core.kmeans.grid.GridSynopsis`, e.g. ``EUGkM(...).synopsis_`` or
-    ``choose_k(...).synopsis_``) stands in for the data: its cell centres weighted by their noisy counts. The
-    estimate is ``sum_c n~_c min_j ||p_c - o_j||^2 / sum_c n~_c`` in the data's own units (the synopsis is
-    mapped back from ``[-r, r]^d`` through ``bounds``). Negative noisy counts are kept: numerator and
-    denominator then carry zero-mean noise. With several synopses (independent releases of the same data) the
-    estimates are averaged with weights ``ε²`` (a synopsis of twice the budget has a quarter of the noise).
-
-    A synopsis that the centres were fitted on favours them a little (the centres follow its noise), so an
-    independent synopsis — such as the one bought to choose k — makes the better estimate; averaging both is
-    better still. Like the released centres, the estimate is about the data clipped to ``bounds``.
-
-    Parameters
-    ----------
-    synopses : GridSynopsis or sequence of GridSynopsis
-        Released synopses of the same data over the same ``bounds``, at least one.
-    centers : array_like of shape (k, d)
-        Released centres in the data's own units.
-    bounds : pair or per-dimension bounds
-        The public box the synopses were built on.
-
-    Returns
-    -------
-    float
-        The estimated NICV (``nan`` if the noisy total of every synopsis is <= 0).
-
-    Examples
-    --------
-    >>> from dpclust_core.kmeans import GridSynopsis
-    >>> syn = GridSynopsis([10.0, 0.0, 0.0, 10.0], m=2, d=2, r=1.0, epsilon=1.0)
-    >>> synopsis_nicv(syn, [[-5.0, -5.0], [5.0, 5.0]], bounds=(-10, 10))
-    0.0
-    >>> synopsis_nicv(syn, [[0.0, 0.0]], bounds=(-10, 10))
-    50.0
-    """
-    if isinstance(synopses, GridSynopsis):
-        synopses = [synopses]
-    elif isinstance(synopses, (str, bytes)):
-        raise BadTypeError("synopses must be a GridSynopsis or a sequence of them, got a string")
-    try:
-        synopses = list(synopses)
-    except TypeError:
-        raise BadTypeError(f"synopses must be a GridSynopsis or a sequence of them, got "
-                           f"{type(synopses).__name__}") from None
-    if not synopses or not all(isinstance(s, GridSynopsis) for s in synopses):
-        raise BadTypeError("synopses must be a GridSynopsis or a non-empty sequence of GridSynopsis")
-    d = synopses[0].d
-    if any(s.d != d for s in synopses):
-        raise ValueError("synopses must all have the same dimension")
-    C = check_data(centers, "centers", n_features=d)
-    low, high = check_bounds(bounds, d)
-    mid, half = (low + high) / 2.0, (high - low) / 2.0
-    vals, weights = [], []
-    for s in synopses:
-        P = s.cell_centres() * (half / s.r) + mid  # cell centres in the data's units
-        w = s.counts
-        d2 = ((P[:, None, :] - C[None, :, :]) ** 2).sum(axis=2).min(axis=1)
-        tot = float(w.sum())
-        if tot > 0:
-            vals.append(float(np.dot(w, d2)) / tot)
-            weights.append(s.epsilon ** 2)
-    if not vals:
-        return float("nan")
-    return float(np.dot(weights, vals) / np.sum(weights))
-
-
-def _text(val) -> str:
-    """A public input as readable text: a dict as "key: value; ...", a list as "a; b", numbers with %g."""
-    if isinstance(val, dict):
-        return "; ".join(f"{k}: {_text(v)}" for k, v in val.items())
-    if isinstance(val, (list, tuple)):
-        return "; ".join(_text(v) for v in val)
-    if isinstance(val, float):
-        return f"{val:g}"
-    return str(val)
-
-
-def release_card(ledger: PrivacyLedger, *, neighbours: str = "add or remove one record", unit: str = "one record",
-                 public: dict | None = None, released=(), not_covered=()) -> pd.DataFrame:
-    """The facts to publish with a differentially private release, as a two-column table.
-
-    Parameters
-    ----------
-    ledger : PrivacyLedger
-        The ledger every step of the analysis spent from (its totals are the guarantee).
-    neighbours : str
-        The neighbour notion the guarantee is stated for.
-    unit : str
-        What one record is (a person, a household, an airport, ...): the unit that is protected.
-    public : dict, optional
-        Public inputs (name -> value or description): the domain, k, the budget plan, anything chosen without
-        looking at the data.
-    released : sequence of str
-        What was published.
-    not_covered : sequence of str
-        What the guarantee does not cover (e.g. labels of the private records, timing).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by item, one column ``value``.
-
-    Examples
-    --------
-    >>> led = PrivacyLedger(budget_epsilon=1.0)
-    >>> led.record("noisy count", 0.5)
-    >>> card = release_card(led, unit="one person", public={"k": 3}, released=["the count"])
-    >>> card.loc["ε (total)", "value"], card.loc["unit of privacy", "value"]
-    ('0.5', 'one person')
-    >>> release_card(led, public={"plan": {"count": 0.5}}).loc["public: plan", "value"]
-    'count: 0.5'
-    """
-    check_ledger(ledger)
-    if ledger is None:
-        raise BadTypeError("ledger must be the PrivacyLedger the analysis spent from, got None")
-    for name, v in (("neighbours", neighbours), ("unit", unit)):
-        if not isinstance(v, str):
-            raise BadTypeError(f"{name} must be a string, got {type(v).__name__}")
-    if public is not None and not isinstance(public, dict):
-        raise BadTypeError(f"public must be a dict of public inputs, got {type(public).__name__}")
-    for name, seq in (("released", released), ("not_covered", not_covered)):
-        try:
-            ok = not isinstance(seq, (str, bytes)) and all(isinstance(x, str) for x in seq)
-        except TypeError:  # not iterable
-            ok = False
-        if not ok:
-            raise BadTypeError(f"{name} must be a sequence of strings, got {type(seq).__name__}")
-    import pandas as pd  # on use: the library does not depend on pandas
-
-    eps, dl = ledger.total()
-    rows = [("ε (total)", f"{eps:.4g}"), ("δ", f"{dl:.3g}"), ("neighbouring datasets", neighbours),
-            ("unit of privacy", unit), ("releases in the ledger", str(len(ledger)))]
-    for key, val in (public or {}).items():
-        rows.append((f"public: {key}", _text(val)))
-    if released:
-        rows.append(("released", "; ".join(released)))
-    if not_covered:
-        rows.append(("not covered", "; ".join(not_covered)))
-    return pd.DataFrame(rows, columns=["item", "value"]).set_index("item")

@@ -32,6 +32,7 @@ N is **private** unless the caller publishes it with ``n_public=``.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -156,6 +157,11 @@ class DPEstimator(Estimator):
             budget = shared.reserve(eps, delta, name=f"{type(self).__name__}.fit")
         with budget as ledger:
             X = self._validate_data(X)
+            if getattr(p, "n_public", None) is not None and p.n_public == X.shape[0]:
+                warnings.warn(f"{type(self).__name__}: n_public equals the number of rows of X: passing the exact "
+                              f"count publishes N (the guarantee then holds only among data sets of that size); "
+                              f"pass a count released by private_count unless N is public anyway", UserWarning,
+                              stacklevel=2)
             if hasattr(p, "bounds"):
                 p.bounds = check_bounds(p.bounds, X.shape[1])
                 self.bounds_ = p.bounds
@@ -262,7 +268,7 @@ class CentroidMixin(ClusterMixin):
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans).
         Exact: on the private training data, the score is not private (a private estimate of the quality of
-        the centres is :func:`~dpclust_core.advisor.synopsis_nicv`)."""
+        the centres is :func:`~dpclust_core.report.synopsis_nicv`)."""
         self._check_fitted("cluster_centers_")
         self._check_feature_names(X)
         X = check_data(X, n_features=self.n_features_in_)
@@ -278,9 +284,8 @@ class ScaledCentroidMixin(CentroidMixin):
     """
 
     def _predict_space(self, X):
-        from .preprocessing import scale_to_domain
-
-        return scale_to_domain(X, self.bounds_, r=self.r_), self.scaled_centers_
+        low, high = self.bounds_  # checked in fit; X is checked by the caller
+        return _kernels.scale_into(X, low, high, self.r_), self.scaled_centers_
 
 
 def is_dask(X) -> bool:

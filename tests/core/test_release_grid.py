@@ -245,3 +245,28 @@ def test_low_bit_and_the_criterion_on_known_values():
     on = [{"a": np.array([0.5, 0.25, 3 * 2.0**-40])}]
     assert not grid_violations(on, [{"a": np.array([0.5, 2.0**-40])}])
     assert grid_violations(on, [{"a": np.array([0.1])}])  # 0.1 has 53 significant bits
+
+
+# ------------------------------------------------------------------------------------------ the private scalers
+def _scalers():
+    from dpclust_core.preprocessing import PrivateMinMaxScaler, PrivateStandardScaler
+
+    return {
+        "PrivateMinMaxScaler": lambda s: PrivateMinMaxScaler(1.0, random_state=s),
+        "PrivateMinMaxScaler-public": lambda s: PrivateMinMaxScaler(1.0, bounds=(-1.5, 1.5), random_state=s),
+        "PrivateStandardScaler": lambda s: PrivateStandardScaler(2.0, random_state=s),
+        "PrivateStandardScaler-public": lambda s: PrivateStandardScaler(1.0, bounds=(-1.5, 1.5), random_state=s),
+    }
+
+
+@pytest.mark.parametrize("name", list(_scalers()))
+def test_every_float_a_private_scaler_releases_is_on_a_public_grid(name):
+    from contract_cases import blobs
+
+    make = _scalers()[name]
+    X = blobs(2000, seed=11)  # enough rows for a private box in two columns
+
+    def runs(data):
+        return [_estimator_releases(make(s).fit(data)) for s in SEEDS]
+
+    assert not grid_violations(runs(X), runs(_add_record(X)))
