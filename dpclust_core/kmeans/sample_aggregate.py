@@ -56,7 +56,7 @@ from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import (_grid_index, _grid_step, _interval_grid, exponential_mechanism,
                           exponential_mechanism_intervals, laplace_mechanism)
-from .grid import MAX_K, _check_k_size, _check_n
+from .synopsis import MAX_K, check_k_size, check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
 
@@ -129,7 +129,7 @@ def pgkm_rounds(n: float, epsilon: float, m_sel: int = 10, x: float = 1.25e-3, m
     >>> pgkm_rounds(107091, 2.0), pgkm_rounds(10**12, 1.0, max_rounds=50)
     (26, 50)
     """
-    n, eps = _check_n(n), check_epsilon(epsilon)
+    n, eps = check_n(n), check_epsilon(epsilon)
     m_sel = check_int(m_sel, "m_sel", 1, MAX_ALLOCATION)
     x = check_real(x, "x", low=0.0, low_open=True)
     if max_rounds is not None:
@@ -343,7 +343,7 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         low, high = p.bounds
         k, d = p.n_clusters, X.shape[1]
         r = p.r
-        _check_k_size(k, d)
+        check_k_size(k, d)
         cap = max(1, _MAX_GKM_BLOCK_ELEMS // (k * d))
         if p.n_blocks is not None:
             if p.n_blocks > cap:

@@ -28,6 +28,7 @@ MODULES = [
     "dpclust_core.audit",
     "dpclust_core.kmeans.lloyd",
     "dpclust_core.kmeans.grid",
+    "dpclust_core.kmeans.synopsis",
     "dpclust_core.kmeans.hybrid",
     "dpclust_core.kmeans.sample_aggregate",
     "dpclust_core.kmeans.lsh_coreset",
@@ -117,7 +118,7 @@ def test_the_walk_finds_the_public_api():
     assert len(PUBLIC) >= 240, len(PUBLIC)
     for expected in ("dpclust_core.mechanisms.laplace_mechanism", "dpclust_core.base.DPEstimator.fit",
                      "dpclust_core.kmeans.grid._GridKMeans.__init__", "dpclust_core.accounting.PrivacyLedger.parallel",
-                     "dpclust_core.kmeans.grid.GridSynopsis.lloyd", "dpclust_core.ktuple.PrivateKMeansEasy.fit",
+                     "dpclust_core.kmeans.synopsis.GridSynopsis.lloyd", "dpclust_core.ktuple.PrivateKMeansEasy.fit",
                      "dpclust_core.postprocess.Transcript.from_history"):
         assert expected in names, expected
 
