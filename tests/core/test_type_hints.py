@@ -24,6 +24,7 @@ MODULES = [
     "dpclust_core.preprocessing",
     "dpclust_book.datasets",
     "dpclust_book.experiments.gmm",
+    "dpclust_book.experiments.mixtures",
     "dpclust_core.metrics",
     "dpclust_core.audit",
     "dpclust_core.kmeans.lloyd",
@@ -45,7 +46,7 @@ MODULES = [
 #: of those modules is not covered yet).
 BOOK_FUNCTIONS = {
     "dpclust_book.experiments.svt": ("counterexample", "three_views", "gptt_proof_argument", "zipf_experiment"),
-    "dpclust_book.experiments.ktuple": ("simulate_tuples", "match_centers", "ktuple_trials"),
+    "dpclust_book.experiments.ktuple": ("simulate_tuples", "match_centers", "ktuple_trials", "kmeans_tuples"),
 }
 
 #: Classes whose every public method and property is part of the contract.
