@@ -55,7 +55,7 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, ArrayOrNone, BadTypeError, 
                           Epsilon, EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Radius, RandomState, Real,
                           check_bool, check_bounds, check_data, check_delta, check_radius, check_epsilon,
                           check_int, check_ledger, check_options, check_probability, check_real, check_rng)
-from ._validation import check_n_public
+from ._validation import Rng, check_n_public, validate_params
 from .accounting import PrivacyLedger, advanced_composition_inverse
 from .base import CentroidMixin, DPEstimator
 from .mechanisms import (GRID_BITS, _grid_step, _snap, discrete_gaussian_sigma, exponential_mechanism_intervals,
@@ -231,6 +231,7 @@ def interior_point_quality(x: ArrayLike, z: float | ArrayLike, low: float, high:
     return np.minimum(left, right)
 
 
+@validate_params(epsilon=Epsilon(), size=NoneOr(Int(1, MAX_ALLOCATION)), ledger=Ledger())
 def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float, resolution: float,
                            rng: RNGLike = None, *, size: int | None = None, ledger: PrivacyLedger | None = None,
                            name: str = "interior point") -> float | np.ndarray:
@@ -279,14 +280,9 @@ def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float
     >>> 0.3 < z < 0.7
     True
     """
-    eps = check_epsilon(epsilon)
     low, high, xi, n_grid = _grid(low, high, resolution)
-    if size is not None:
-        check_int(size, "size", 1, MAX_ALLOCATION)
-    check_ledger(ledger)
     x = _check_1d(x)
-    rng = check_rng(rng, "rng")
-    return _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name)
+    return _interior_point(x, epsilon, low, high, xi, n_grid, check_rng(rng), size, ledger, name)
 
 
 def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
@@ -297,6 +293,7 @@ def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
     return float(out) if size is None else out
 
 
+@validate_params(epsilon=Epsilon(), t=Int(1), ledger=Ledger())
 def private_bounding_segment(x: ArrayLike, t: int, epsilon: float, low: float, high: float, resolution: float,
                              rng: RNGLike = None, *, ledger: PrivacyLedger | None = None,
                              name: str = "bounding segment") -> tuple[float, float]:
@@ -331,13 +328,9 @@ def private_bounding_segment(x: ArrayLike, t: int, epsilon: float, low: float, h
     >>> 0.3 < z1 <= z2 < 0.7
     True
     """
-    eps = check_epsilon(epsilon)
-    t = check_int(t, "t", 1)
     low, high, xi, n_grid = _grid(low, high, resolution)
-    check_ledger(ledger)
     x = _check_1d(x)
-    rng = check_rng(rng, "rng")
-    return _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name)
+    return _bounding_segment(x, t, epsilon, low, high, xi, n_grid, check_rng(rng), ledger, name)
 
 
 def _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name):
@@ -350,6 +343,7 @@ def _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name):
     return (min(z1, z2), max(z1, z2))
 
 
+@validate_params(epsilon=Epsilon(), n_grid=Int(1), beta=tuples.check_beta)
 def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     """The t of PrivAvg1D step 1: ``ceil((16/epsilon) ln(4(N+1)/beta)) + 2`` (N = ``n_grid``).
 
@@ -361,15 +355,13 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     >>> bounding_segment_t(1.0, 1000, 0.05)
     183
     """
-    eps = check_epsilon(epsilon)
-    n_grid = check_int(n_grid, "n_grid", 1)
-    beta = tuples.check_beta(beta)
-    t = (16.0 / eps) * math.log(4 * (n_grid + 1) / beta)
+    t = (16.0 / epsilon) * math.log(4 * (n_grid + 1) / beta)
     if not t < 2.0**62:
         raise ValueError(f"epsilon={eps} is too small: the bounding segment would need t > 2^62 points")
     return int(math.ceil(t)) + 2
 
 
+@validate_params(epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta)
 def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
                        n_public: float, beta: float = 0.05, rng: RNGLike = None, ledger: PrivacyLedger | None = None,
                        name: str = "PrivAvg1D") -> float:
@@ -409,16 +401,12 @@ def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, h
     >>> abs(y - 0.25) < 0.01, led.total()
     (True, (1.0, 1e-06))
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
     low, high, xi, n_grid = _grid(low, high, resolution)
     n_pub = check_n_public(n_public)
     check_ledger(ledger)
     x = _check_1d(x)
-    rng = check_rng(rng, "rng")
-    t = bounding_segment_t(eps, n_grid, beta)
-    return _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name)
+    t = bounding_segment_t(epsilon, n_grid, beta)
+    return _average_1d(x, epsilon, delta, low, high, xi, n_grid, n_pub, t, check_rng(rng), ledger, name)
 
 
 def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
@@ -434,6 +422,7 @@ def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
 # =====================================================================================================
 # d-dimensional private average (Prop. 2.2.6 / A.1.3, and the random-rotation variant of §4.3.2)
 # =====================================================================================================
+@validate_params(d=Int(1, 4096), rng=Rng())
 def random_rotation(d: int, rng: RNGLike = None) -> np.ndarray:
     """A Haar-random orthogonal d x d matrix (QR of a Gaussian matrix with the sign fix). Public randomness.
 
@@ -444,8 +433,6 @@ def random_rotation(d: int, rng: RNGLike = None) -> np.ndarray:
     >>> bool(np.allclose(U @ U.T, np.eye(3)))
     True
     """
-    d = check_int(d, "d", 1, 4096)
-    rng = check_rng(rng, "rng")
     q, r = np.linalg.qr(rng.normal(size=(d, d)))  # not privacy noise: a data-independent random rotation
     return q * np.sign(np.diag(r))[None, :]
 
@@ -679,6 +666,7 @@ def _close_tuple_counts(T, Cand, gamma):
 # =====================================================================================================
 # GoodCenters: the private niceness test (Alg. 4.2)
 # =====================================================================================================
+@validate_params(n=Int(1, MAX_TUPLES), epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta)
 def good_centers_params(n: int, epsilon: float, delta: float, beta: float) -> dict:
     """Public parameters of GoodCenters(T, epsilon, delta, beta) for n tuples (Alg. 4.2).
 
@@ -702,11 +690,7 @@ def good_centers_params(n: int, epsilon: float, delta: float, beta: float) -> di
     >>> p["m"], p["ell"]
     (5, 455)
     """
-    n = check_int(n, "n", 1, MAX_TUPLES)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
-    return _good_centers_params(n, eps, dl, beta)
+    return _good_centers_params(n, epsilon, delta, beta)
 
 
 def _log1p_a_expm1(a, x):
@@ -770,13 +754,14 @@ def _test_close_tuples(q, valid, n, m, eps, eps2, beta, rng, ledger, name):
     return status, first
 
 
-def _check_gamma_far(gamma):
+def _check_gamma_far(gamma, name="gamma"):
     gamma = _positive(gamma, "gamma")
     if gamma <= 2:
         raise ValueError(f"gamma must be > 2 (the balls must be disjoint), got {gamma}")
     return gamma
 
 
+@validate_params(epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta, gamma=_check_gamma_far, ledger=Ledger())
 def good_centers(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma: float, rng: RNGLike = None, *,
                  ledger: PrivacyLedger | None = None, name: str = "GoodCenters") -> tuple[bool, np.ndarray | None]:
     """GoodCenters (paper Alg. 4.2) — the private niceness test. The status is epsilon-DP (pure) w.r.t.
@@ -816,18 +801,12 @@ def good_centers(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma:
     >>> ok, X.shape
     (True, (2, 2))
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
-    gamma = _check_gamma_far(gamma)
-    check_ledger(ledger)
-    n = tuples.tuple_shape(T)[0]
-    prm = good_centers_params(n, eps, dl, beta)
+    prm = good_centers_params(tuples.tuple_shape(T)[0], epsilon, delta, beta)
     T = tuples.check_tuples(T)
-    rng = check_rng(rng, "rng")
-    return _good_centers_run(T, eps, dl, beta, gamma, prm, rng, ledger, name)
+    return _good_centers_run(T, epsilon, delta, beta, gamma, prm, check_rng(rng), ledger, name)
 
 
+@validate_params(epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta, gamma=_check_gamma_far)
 def good_centers_status_samples(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma: float, size: int,
                                 rng: RNGLike = None) -> np.ndarray:
     """``size`` independent GoodCenters status bits on T in one vectorised call (for audits and figures).
@@ -843,25 +822,23 @@ def good_centers_status_samples(T: ArrayLike, epsilon: float, delta: float, beta
     >>> float(good_centers_status_samples(T, 1.0, 1e-6, 0.05, 10.0, 200, rng=0).mean()) > 0.9
     True
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
-    gamma = _check_gamma_far(gamma)
     n = tuples.tuple_shape(T)[0]
     size = check_int(size, "size", 1, max(1, MAX_ALLOCATION // max(n, 1)))
-    prm = good_centers_params(n, eps, dl, beta)
+    prm = good_centers_params(n, epsilon, delta, beta)
     T = tuples.check_tuples(T)
     rng = check_rng(rng, "rng")
     q_all, valid_all = _close_tuple_counts(T, T, gamma)
     idx = np.argpartition(rng.random((size, n)), prm["m"] - 1, axis=1)[:, : prm["m"]]
-    status, _ = _test_close_tuples(q_all[idx], valid_all[idx], n, prm["m"], eps, prm["eps2"], beta, rng, None,
-                                   "GoodCenters")
+    status, _ = _test_close_tuples(q_all[idx], valid_all[idx], n, prm["m"], epsilon, prm["eps2"], beta, rng,
+                                   None, "GoodCenters")
     return status.astype(float)
 
 
 # =====================================================================================================
 # PrivatekAverages (Alg. 4.3) and PrivatekNoisyCenters (Alg. 4.4)
 # =====================================================================================================
+@validate_params(n=Int(1, MAX_TUPLES), n_clusters=Int(1, MAX_ALLOCATION), epsilon=Epsilon(), delta=Delta(),
+                 beta=tuples.check_beta)
 def private_kaverages_params(n: int, n_clusters: int, epsilon: float, delta: float, beta: float = 0.05) -> dict:
     """Public parameters of PrivatekAverages (Alg. 4.3): GoodCenters at (eps/2, delta_s, beta/2) with
     ``delta_s = delta/(2(1+e^eps))``; its (m, ell); the group size ``g = 2(ell+1)k``; the per-cluster budget
@@ -874,12 +851,7 @@ def private_kaverages_params(n: int, n_clusters: int, epsilon: float, delta: flo
     >>> p["ell"], p["g"], round(p["eps_hat"], 6)
     (49, 200, 0.01)
     """
-    n = check_int(n, "n", 1, MAX_TUPLES)
-    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
-    return _kaverages_params(n, k, eps, dl, beta)
+    return _kaverages_params(n, n_clusters, epsilon, delta, beta)
 
 
 class _EpsilonTooLargeError(ValueError):
@@ -1372,6 +1344,8 @@ def min_valid_tuples(min_n_of: Callable[[int], float], *, max_tuples: int = MAX_
     return hi
 
 
+@validate_params(n_clusters=Int(2, MAX_ALLOCATION), epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta,
+                 delta_split=tuples.Shares(3))
 def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05,
                              delta_split: Sequence[float] = (0.25, 0.25, 0.5)) -> int:
     """Smallest number of tuples PrivatekNoisyCenters accepts (n >= 2 ell(n) + 2).
@@ -1381,14 +1355,10 @@ def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta
     >>> min_tuples_noisy_centers(2, 4.0, 1e-6)
     324
     """
-    check_int(n_clusters, "n_clusters", 2, MAX_ALLOCATION)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
-    f = tuples.Shares(3)(delta_split, "delta_split")
-    return min_valid_tuples(lambda n: _noisy_centers_gc_params(n, eps, dl, beta, f)["min_n"])
+    return min_valid_tuples(lambda n: _noisy_centers_gc_params(n, epsilon, delta, beta, delta_split)["min_n"])
 
 
+@validate_params(n_clusters=Int(1, MAX_ALLOCATION), epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta)
 def min_tuples_kaverages(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05) -> int:
     """Smallest number of tuples PrivatekAverages accepts (n >= 2 ell(n) + 2).
 
@@ -1397,11 +1367,7 @@ def min_tuples_kaverages(n_clusters: int, epsilon: float, delta: float, beta: fl
     >>> min_tuples_kaverages(2, 4.0, 1e-6)
     282
     """
-    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = tuples.check_beta(beta)
-    return min_valid_tuples(lambda n: _kaverages_params(n, k, eps, dl, beta)["min_n"])
+    return min_valid_tuples(lambda n: _kaverages_params(n, n_clusters, epsilon, delta, beta)["min_n"])
 
 
 class PrivateKMeansEasy(CentroidMixin, DPEstimator):
