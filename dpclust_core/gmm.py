@@ -53,8 +53,9 @@ from . import tuples
 from . import ktuple as _kt
 from ._validation import (MAX_ALLOCATION, MAX_BOUND, ArrayLike, BadTypeError, RNGLike, Bool, Delta, Epsilon, Int,
                           Ledger, NoneOr, Options, Radius, RandomState, Real, Spec, budget_shares, 
-                          check_data, check_delta, check_epsilon, check_int, check_ledger, check_options,
+                          check_data, check_delta, check_epsilon, check_int, check_options,
                           check_radius, check_real, check_rng)
+from ._validation import Data, Rng, validate_params
 from .accounting import PrivacyLedger
 from .base import DPEstimator
 from .mechanisms import discrete_gaussian_sigma, gaussian_mechanism_sigma, gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -274,6 +275,10 @@ def _gaussian_sigma_bound(l2, eps, dl):
     return discrete_gaussian_sigma(l2 * (1.0 + 2.0**-10), eps, dl)
 
 
+@validate_params(X2=Data(), epsilon_weights=Epsilon(), epsilon_mean=Epsilon(), delta_mean=Delta(),
+                 epsilon_cov=Epsilon(), delta_cov=Delta(), cov_radius=Radius(), mean_steps=Int(1, 1000),
+                 beta=tuples.check_beta, sigma_min=Real(0.0), sigma_max=Real(0.0, low_open=True, allow_inf=True),
+                 ledger=Ledger(), rng=Rng())
 def private_cluster_gaussians(X2: ArrayLike, centers: ArrayLike, epsilon_weights: float, epsilon_mean: float,
                               delta_mean: float, epsilon_cov: float, delta_cov: float, mean_radius: float | ArrayLike,
                               cov_radius: float, *, mean_steps: int = 2, beta: float = 0.05, sigma_min: float = 0.0,
@@ -337,28 +342,14 @@ def private_cluster_gaussians(X2: ArrayLike, centers: ArrayLike, epsilon_weights
     >>> bool(np.abs(mu - 20 * np.eye(2)).max() < 0.1), tuple(round(v, 9) for v in led.total())
     (True, (1.0, 1e-06))
     """
-    X2 = check_data(X2, "X2")
     C = check_data(centers, "centers", n_features=X2.shape[1], features_of="X2")
-    k = C.shape[0]
-    eps_w = check_epsilon(epsilon_weights, "epsilon_weights")
-    eps_m = check_epsilon(epsilon_mean, "epsilon_mean")
-    dl_m = check_delta(delta_mean, "delta_mean")
-    eps_c = check_epsilon(epsilon_cov, "epsilon_cov")
-    dl_c = check_delta(delta_cov, "delta_cov")
-    rho = _radii(mean_radius, k, "mean_radius")
-    rho2 = check_radius(cov_radius, "cov_radius")
-    steps = check_int(mean_steps, "mean_steps", 1, 1000)
-    beta = tuples.check_beta(beta)
-    smin = check_real(sigma_min, "sigma_min", low=0.0)
-    smax = check_real(sigma_max, "sigma_max", low=0.0, low_open=True, allow_inf=True)
-    if not smin < smax:
-        raise ValueError(f"sigma_min must be < sigma_max, got {smin} and {smax}")
-    check_ledger(ledger)
-    rng = check_rng(rng, "rng")
-    with budget_shares("private_cluster_gaussians", epsilon_weights=eps_w, epsilon_mean=eps_m, delta_mean=dl_m,
-                       epsilon_cov=eps_c, delta_cov=dl_c, mean_steps=steps):
-        return _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng,
-                                  ledger)
+    rho = _radii(mean_radius, C.shape[0], "mean_radius")
+    if not sigma_min < sigma_max:
+        raise ValueError(f"sigma_min must be < sigma_max, got {sigma_min} and {sigma_max}")
+    with budget_shares("private_cluster_gaussians", epsilon_weights=epsilon_weights, epsilon_mean=epsilon_mean,
+                       delta_mean=delta_mean, epsilon_cov=epsilon_cov, delta_cov=delta_cov, mean_steps=mean_steps):
+        return _cluster_gaussians(X2, C, epsilon_weights, epsilon_mean, delta_mean, epsilon_cov, delta_cov, rho,
+                                  cov_radius, mean_steps, beta, sigma_min, sigma_max, rng, ledger)
 
 
 def _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng, ledger):
@@ -733,6 +724,8 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
 
 
 # ============================================================================ naive baseline
+@validate_params(radius=Radius(), epsilon=Epsilon(), delta=Delta(), method=Options("discrete", "analytic", "classic"),
+                 n_features=Int(1))
 def naive_noise_sigma(radius: float, epsilon: float, delta: float,
                       method: Literal["discrete", "analytic", "classic"] = "discrete",
                       n_features: int = 1) -> float:
@@ -750,16 +743,12 @@ def naive_noise_sigma(radius: float, epsilon: float, delta: float,
     >>> round(naive_noise_sigma(1.0, 1.0, 1e-5, "analytic"), 3)
     7.461
     """
-    r = check_radius(radius)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    check_options(method, "method", ("discrete", "analytic", "classic"))
-    d = check_int(n_features, "n_features", 1)
     if method == "discrete":
-        return gaussian_mechanism_sigma(2.0 * r, eps, dl, d)
-    return gaussian_sigma(2.0 * r, eps, dl, method=method)
+        return gaussian_mechanism_sigma(2.0 * radius, epsilon, delta, n_features)
+    return gaussian_sigma(2.0 * radius, epsilon, delta, method=method)
 
 
+@validate_params(radius=Radius(), epsilon=Epsilon(), delta=Delta(), ledger=Ledger(), X=Data(), rng=Rng())
 def naive_noisy_points(X: ArrayLike, radius: float, epsilon: float, delta: float, rng: RNGLike = None, *,
                        ledger: PrivacyLedger | None = None) -> np.ndarray:
     """The naive baseline's release: every row clipped onto ``B(0, radius)`` plus Gaussian noise.
@@ -774,15 +763,8 @@ def naive_noisy_points(X: ArrayLike, radius: float, epsilon: float, delta: float
     >>> naive_noisy_points(np.zeros((5, 2)), 1.0, 1.0, 1e-5, rng=0).shape
     (5, 2)
     """
-    r = check_radius(radius)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    check_ledger(ledger)
-    X = check_data(X)
-    rng = check_rng(rng, "rng")
-    Xc = _clip_rows(X, r)
-    return gaussian_mechanism(Xc, 2.0 * r, eps, dl, rng, l0_sensitivity=X.shape[1], ledger=ledger,
-                              name="naive: per-point Gaussian noise (replace-one, L2 sens 2*radius)")
+    return gaussian_mechanism(_clip_rows(X, radius), 2.0 * radius, epsilon, delta, rng, l0_sensitivity=X.shape[1],
+                              ledger=ledger, name="naive: per-point Gaussian noise (replace-one, L2 sens 2*radius)")
 
 
 class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
