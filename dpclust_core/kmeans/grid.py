@@ -38,8 +38,8 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import (MAX_ALLOCATION, ArrayLike, Real, RNGLike, check_epsilon, check_half_width, check_int,
-                           check_options, check_real, read_dask_rows)
+from .._validation import (ArrayLike, Epsilon, HalfWidth, Int, Options, Real, RNGLike, check_epsilon, read_dask_rows,
+                           validate_params)
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from . import synopsis as syn
@@ -86,6 +86,7 @@ def ugkm_grid_size(n: float, epsilon: float) -> float:
     return syn.check_n(n) * check_epsilon(epsilon) / 10.0  # inf on overflow (float multiplication)
 
 
+@validate_params(n=syn.check_n, epsilon=Epsilon(), d=syn.check_d, theta=Real(0.0, low_open=True))
 def eugkm_grid_size(n: float, epsilon: float, d: int, theta: float = 10.0) -> float:
     """EUGkM's total number of cells ``M = (N epsilon / theta)^(2d/(2+d))``, Eq. (4.13).
 
@@ -113,10 +114,8 @@ def eugkm_grid_size(n: float, epsilon: float, d: int, theta: float = 10.0) -> fl
     >>> round(eugkm_grid_size(48841, 1.0, 6), 1)
     341331.9
     """
-    n, eps, d = syn.check_n(n), check_epsilon(epsilon), syn.check_d(d)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
     with np.errstate(over="ignore"):
-        base = np.float64(n) * eps / theta
+        base = np.float64(n) * epsilon / theta
     return syn.power(base, 2.0 * d / (2.0 + d))
 
 
@@ -147,6 +146,7 @@ def mkm_grid_size(n: float, d: int) -> float:
     return syn.power(n / math.sqrt(math.log(n)), 2.0 * d / (2.0 + d))
 
 
+@validate_params(M=Real(0.0, low_open=True), d=syn.check_d, rounding=Options(*ROUNDINGS))
 def cells_per_dimension(M: float, d: int, rounding: Literal["round", "floor", "ceil"] = "round") -> int:
     """Integer cells per dimension ``m`` from a total ``M``: round, floor or ceil of ``M^(1/d)``, at least 1.
 
@@ -170,13 +170,11 @@ def cells_per_dimension(M: float, d: int, rounding: Literal["round", "floor", "c
     >>> cells_per_dimension(3494, 10), cells_per_dimension(3494, 10, "ceil")
     (2, 3)
     """
-    M = check_real(M, "M", low=0.0, low_open=True)
-    d = syn.check_d(d)
-    rounding = check_options(rounding, "rounding", ROUNDINGS)
     return max(1, int(syn.round_root(M ** (1.0 / d), rounding)))
 
 
 # ============================================================================ EUGkM error model
+@validate_params(M=Real(0.0, low_open=True), n=syn.check_n, epsilon=Epsilon(), d=syn.check_d, k=Int(1), r=HalfWidth())
 def eugkm_variance_m(M: float, n: float, epsilon: float, d: int, k: int, r: float = 1.0) -> float:
     """Variance of EUGkM's centroids for a grid of ``M`` cells, Eq. (4.15).
 
@@ -198,14 +196,12 @@ def eugkm_variance_m(M: float, n: float, epsilon: float, d: int, k: int, r: floa
     >>> round(eugkm_variance_m(250, 5000, 0.5, 2, 15), 8)
     5.333e-05
     """
-    M = check_real(M, "M", low=0.0, low_open=True)
-    n, eps = syn.check_n(n), check_epsilon(epsilon)
-    d, k, r = syn.check_d(d), check_int(k, "k", 1, MAX_ALLOCATION), check_half_width(r)
     with np.errstate(over="ignore", under="ignore"):
         return float(np.float64(2.0 * d * r * r) * M * syn.power(k, (d - 2.0) / d)
-                     / (3.0 * np.float64(n) ** 2 * np.float64(eps) ** 2))
+                     / (3.0 * np.float64(n) ** 2 * np.float64(epsilon) ** 2))
 
 
+@validate_params(n=syn.check_n, epsilon=Epsilon(), d=syn.check_d, k=Int(1), r=HalfWidth(), theta=Real(0.0, low_open=True))
 def eugkm_variance(n: float, epsilon: float, d: int, k: int, r: float = 1.0, theta: float = 10.0) -> float:
     """``Var_EUGkM(eps) = 2 d r^2 k^((d-2)/d) / (3 theta^(2d/(2+d)) (N eps)^(4/(2+d)))``, Eq. (4.18).
 
@@ -229,15 +225,13 @@ def eugkm_variance(n: float, epsilon: float, d: int, k: int, r: float = 1.0, the
     >>> f"{eugkm_variance(107091, 0.1, 2, 5):.3g}"
     '1.25e-05'
     """
-    n, eps = syn.check_n(n), check_epsilon(epsilon)
-    d, k, r = syn.check_d(d), check_int(k, "k", 1, MAX_ALLOCATION), check_half_width(r)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
     log_den = (math.log(3.0) + (2.0 * d / (2.0 + d)) * math.log(theta)
-               + (4.0 / (2.0 + d)) * (math.log(n) + math.log(eps)))
+               + (4.0 / (2.0 + d)) * (math.log(n) + math.log(epsilon)))
     log_num = math.log(2.0 * d) + 2.0 * math.log(r) + ((d - 2.0) / d) * math.log(k)
     return syn.exp_or_inf(log_num - log_den)
 
 
+@validate_params(n=syn.check_n, epsilon=Epsilon(), d=syn.check_d, r=HalfWidth(), theta=Real(0.0, low_open=True))
 def eugkm_bias(n: float, epsilon: float, d: int, r: float = 1.0, theta: float = 10.0) -> float:
     """The squared-bias bound ``d r^2 / (N eps / theta)^(4/(2+d))``, Eq. (4.19) (= Eq. 4.16 at EUGkM's M).
 
@@ -259,9 +253,7 @@ def eugkm_bias(n: float, epsilon: float, d: int, r: float = 1.0, theta: float = 
     >>> round(eugkm_bias(5000, 1.0, 2), 6)
     0.004
     """
-    n, eps, d, r = syn.check_n(n), check_epsilon(epsilon), syn.check_d(d), check_half_width(r)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
-    return syn.exp_or_inf(math.log(d) + 2.0 * math.log(r) - (4.0 / (2.0 + d)) * (math.log(n) + math.log(eps)
+    return syn.exp_or_inf(math.log(d) + 2.0 * math.log(r) - (4.0 / (2.0 + d)) * (math.log(n) + math.log(epsilon)
                                                                          - math.log(theta)))
 
 

@@ -26,8 +26,8 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import (ArrayLike, BadTypeError, Bool, Options, Real, RNGLike, Spec, check_epsilon,
-                           check_half_width, check_int, check_options, check_real, read_dask_rows)
+from .._validation import (ArrayLike, BadTypeError, Bool, Epsilon, HalfWidth, Int, Options, Real, RNGLike, Spec,
+                           check_real, read_dask_rows, validate_params)
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from .error_models import RHO, dplloyd_mse
@@ -69,6 +69,12 @@ def _hybrid_mse(eps, f, n, d, k, r, theta, weights, include_bias, rho):
     return out
 
 
+#: The checks of the error model's arguments, shared by :func:`hybrid_mse` and :func:`hybrid_decision`.
+_MODEL_SPECS = dict(epsilon=Epsilon(), n=syn.check_n, d=syn.check_d, k=Int(1, None), r=HalfWidth(),
+                    theta=Real(0.0, low_open=True), rho=Real(0.0, 0.5), weights=_check_weights)
+
+
+@validate_params(**_MODEL_SPECS)
 def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r: float = 1.0, theta: float = 10.0,
                weights: Sequence[float] = HYBRID_WEIGHTS, include_bias: bool = False,
                rho: float = RHO) -> float | np.ndarray:
@@ -101,11 +107,6 @@ def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r
     >>> f"{hybrid_mse(0.05, 0.02, 5000, 2, 15):.2g}"
     '0.072'
     """
-    eps = check_epsilon(epsilon)
-    n, d, k, r = syn.check_n(n), syn.check_d(d), check_int(k, "k", 1), check_half_width(r)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
-    rho = check_real(rho, "rho", low=0.0, high=0.5)
-    weights = _check_weights(weights)
     if not isinstance(include_bias, (bool, np.bool_)):
         raise BadTypeError(f"include_bias must be True or False, got {include_bias!r}")
     if isinstance(f, (str, bytes)) or np.asarray(f).dtype.kind not in "iuf":
@@ -113,7 +114,7 @@ def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r
     fa = np.asarray(f, dtype=float)
     if not np.all((fa > 0) & (fa < 1)):
         raise ValueError("f must lie in the open interval (0, 1)")
-    out = _hybrid_mse(eps, fa, n, d, k, r, theta, weights, bool(include_bias), rho)
+    out = _hybrid_mse(epsilon, fa, n, d, k, r, theta, weights, bool(include_bias), rho)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -130,6 +131,7 @@ def _decision(n, d, k, eps, policy, r, theta, weights, include_bias, f_step, rho
     return {"use_hybrid": bool(mse_h < var_full), "f": f, "mse_hybrid": mse_h, "var_eugkm": var_full}
 
 
+@validate_params(**_MODEL_SPECS, policy=Options(*POLICIES), f_step=Real(1e-6, 0.5, high_open=True))
 def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: Literal["regression", "half"] = "regression",
                     r: float = 1.0, theta: float = 10.0, weights: Sequence[float] = HYBRID_WEIGHTS,
                     include_bias: bool = False, f_step: float = 0.001, rho: float = RHO) -> dict:
@@ -164,16 +166,9 @@ def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: Literal["r
     >>> dec["use_hybrid"], round(dec["f"], 2)
     (False, 0.02)
     """
-    eps = check_epsilon(epsilon)
-    n, d, k, r = syn.check_n(n), syn.check_d(d), check_int(k, "k", 1), check_half_width(r)
-    policy = check_options(policy, "policy", POLICIES)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
-    rho = check_real(rho, "rho", low=0.0, high=0.5)
-    weights = _check_weights(weights)
-    f_step = check_real(f_step, "f_step", low=1e-6, high=0.5, high_open=True)
     if not isinstance(include_bias, (bool, np.bool_)):
         raise BadTypeError(f"include_bias must be True or False, got {include_bias!r}")
-    return _decision(n, d, k, eps, policy, r, theta, weights, bool(include_bias), f_step, rho)
+    return _decision(n, d, k, epsilon, policy, r, theta, weights, bool(include_bias), f_step, rho)
 
 
 def _dplloyd_round(Z, C, epsilon, low, high, rho, r, rng, ledger):
