@@ -32,10 +32,10 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, Options, RandomState,
-                           Real, RNGLike, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
-                           check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
-from .._validation import NPublic
+from .._validation import (ArrayLike, BadTypeError, Bool, BoundsSpec, Epsilon, Int, Ledger, Options, RandomState,
+                           Real, RNGLike, Spec, check_data, check_int, check_n_clusters, check_options,
+                           check_real, check_rng, is_dask_array, HalfWidth)
+from .._validation import Data, NPublic, Rng, validate_params
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import _grid_step, laplace_mechanism
@@ -125,6 +125,7 @@ def _check_k_d(k, d, extra=0):
     return k, d
 
 
+@validate_params(r=HalfWidth(), rng=Rng())
 def random_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None) -> np.ndarray:
     """k centroids uniform in the domain ``[-r, r]^d`` (original DPLloyd, Algorithm 3 line 2; data-independent).
 
@@ -147,11 +148,11 @@ def random_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None) -> np.
     ((3, 2), True)
     """
     k, d = _check_k_d(k, d)
-    r = check_half_width(r)
-    rng = check_rng(rng)
     return rng.uniform(-r, r, size=(k, d))
 
 
+@validate_params(max_tries=Int(1, _MAX_ELEMS), r=HalfWidth(), tol=Real(0.0, 1.0, high_open=True),
+                 max_steps=Int(1, 1000), return_radius=Bool(), rng=Rng())
 def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None, *, max_tries: int = 1000,
                              tol: float = 1e-6, max_steps: int = 50,
                              return_radius: bool = False) -> np.ndarray | tuple[np.ndarray, float]:
@@ -192,13 +193,7 @@ def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None
     >>> C.shape, bool(a > 0.2), bool(abs(C).max() <= 1 - a)
     ((5, 2), True, True)
     """
-    max_tries = check_int(max_tries, "max_tries", 1, _MAX_ELEMS)
     k, d = _check_k_d(k, d, extra=max_tries)
-    r = check_half_width(r)
-    tol = check_real(tol, "tol", low=0.0, high=1.0, high_open=True)
-    max_steps = check_int(max_steps, "max_steps", 1, 1000)
-    return_radius = check_bool(return_radius, "return_radius")
-    rng = check_rng(rng)
     C, a = _sphere_packing(k, d, r, rng, max_tries, tol, max_steps)
     return (C, a) if return_radius else C
 
@@ -286,6 +281,8 @@ def _separated(k, d, rng, r0=None, max_failures=1000, shrink=0.9, max_shrinks=50
 
 
 # --------------------------------------------------------------------------------------------- the Lloyd baseline
+@validate_params(X=Data(), n_init=Int(1, 10_000), n_iter=Int(1, 10**6),
+                 init=Options("k-means++", "sphere_packing", "random"), r=HalfWidth(), rng=Rng())
 def best_of_lloyd(X: ArrayLike, k: int, n_init: int = 30, rng: RNGLike = None, *, n_iter: int = 100,
                   init: Literal["k-means++", "sphere_packing", "random"] = "k-means++",
                   r: float = 1.0) -> tuple[np.ndarray, float]:
@@ -325,15 +322,9 @@ def best_of_lloyd(X: ArrayLike, k: int, n_init: int = 30, rng: RNGLike = None, *
     >>> sorted(C.tolist()), v
     ([[0.0, 0.0], [1.0, 1.0]], 0.0)
     """
-    X = check_data(X)
     n, d = X.shape
     k = check_n_clusters(k, n, "k")
     check_int(k, "k", 1, _MAX_K)
-    n_init = check_int(n_init, "n_init", 1, 10_000)
-    n_iter = check_int(n_iter, "n_iter", 1, 10**6)
-    init = check_options(init, "init", ("k-means++", "sphere_packing", "random"))
-    r = check_half_width(r)
-    rng = check_rng(rng)
     if init == "k-means++":
         inits = None
     elif init == "sphere_packing":
