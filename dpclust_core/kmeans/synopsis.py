@@ -38,10 +38,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import _kernels
-from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Epsilon, HalfWidth, Int, Ledger,
-                           NoneOr, NPublic, Options, RandomState, Real, RNGLike, Spec, check_data, check_epsilon,
-                           check_half_width, check_int, check_ledger, check_options, check_real, check_rng,
-                           is_dask_array)
+from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Data, Epsilon, HalfWidth, Int, Ledger, NoneOr,
+                           NPublic, Options, RandomState, Real, Rng, RNGLike, Spec, check_data, check_epsilon,
+                           check_half_width, check_int, check_options, check_real, is_dask_array, validate_params)
 from ..accounting import PrivacyLedger
 from ..mechanisms import laplace_mechanism
 from .lloyd import sphere_packing_centroids
@@ -319,6 +318,7 @@ def noisy_histogram(Z, m, epsilon, r, rng, ledger, name):
     return GridSynopsis._trusted(np.atleast_1d(noisy), m, d, r, epsilon)
 
 
+@validate_params(Z=Data(), m=Int(1, MAX_CELLS), epsilon=Epsilon(), r=HalfWidth(), rng=Rng(), ledger=Ledger())
 def noisy_grid_synopsis(Z: ArrayLike, m: int, epsilon: float, r: float = 1.0, rng: RNGLike = None, *,
                         ledger: PrivacyLedger | None = None, name: str = "grid synopsis") -> GridSynopsis:
     """Noisy histogram of ``Z`` (points in ``[-r, r]^d``) on an ``m^d`` grid, Algorithm 15 lines 7–11.
@@ -356,16 +356,9 @@ def noisy_grid_synopsis(Z: ArrayLike, m: int, epsilon: float, r: float = 1.0, rn
     >>> syn.counts.shape, led.epsilon, len(led)
     ((16,), 1.0, 1)
     """
-    Z = check_data(Z, "Z")
-    d = Z.shape[1]
-    m = check_int(m, "m", 1, MAX_CELLS)
-    if too_many_cells(m, d):
-        raise ValueError(f"m^d = {m}^{d} cells exceeds the cap of {MAX_CELLS} cells")
-    eps = check_epsilon(epsilon)
-    r = check_half_width(r)
-    rng = check_rng(rng, "rng")
-    check_ledger(ledger)
-    return noisy_histogram(Z, m, eps, r, rng, ledger, str(name))
+    if too_many_cells(m, Z.shape[1]):
+        raise ValueError(f"m^d = {m}^{Z.shape[1]} cells exceeds the cap of {MAX_CELLS} cells")
+    return noisy_histogram(Z, m, epsilon, r, rng, ledger, str(name))
 
 
 # ============================================================================ initial centroids
