@@ -7,7 +7,7 @@ centroid, per-cluster statistics, Lloyd's iterations, k-means++, per-chunk k-mea
 Memory is bounded: every pass over the points works on blocks of rows, so the temporaries never exceed a few
 megabytes whatever the number of points (an n x k x d array is never built). BLAS runs on one thread inside
 :func:`single_blas_thread` — the estimators' ``fit`` enters it — because multithreaded BLAS is several times
-slower than one thread for the thin matrix products of clustering on small machines.
+slower than one thread for the thin matrix products of clustering on a few cores.
 """
 from __future__ import annotations
 

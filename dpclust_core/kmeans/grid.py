@@ -394,9 +394,9 @@ _DOC_PARAMS = """
     (post-processing), never from the true counts; the threshold is symmetric (large negative counts are kept,
     so the noise of the empty cells still cancels in expectation, as the thesis asks); and the final centroids
     are Lloyd iterations on the whole synopsis. On Letter-like data (20,000 x 16, k = 16) the fit is 25-40 times
-    faster and its NICV on the data is unchanged within the spread over seeds at epsilon = 1 and 0.1
-    (``benchmarks/results/fit_speed.md``); grids of at most ``screen_cells`` cells (the 2-D and 3-D sets of the
-    thesis at most epsilons) are searched exactly as in the thesis.
+    faster and its NICV on the data is unchanged within the spread over seeds at epsilon = 1 and 0.1; grids of at
+    most ``screen_cells`` cells (the 2-D and 3-D sets of the thesis at most epsilons) are searched exactly as in
+    the thesis.
 
     ``X`` may be a dask array: the histogram is computed block by block on the workers and the noise is added
     once, to the totals, on the driver.
