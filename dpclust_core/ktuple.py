@@ -357,7 +357,7 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     """
     t = (16.0 / epsilon) * math.log(4 * (n_grid + 1) / beta)
     if not t < 2.0**62:
-        raise ValueError(f"epsilon={eps} is too small: the bounding segment would need t > 2^62 points")
+        raise ValueError(f"epsilon={epsilon} is too small: the bounding segment would need t > 2^62 points")
     return int(math.ceil(t)) + 2
 
 

@@ -146,6 +146,7 @@ FUNCTIONS = [
     FunctionCase("gmm.sample_mixture", gmm.sample_mixture, dict(params=_P, n_samples=10, random_state=0),
                  dict(params="mixture", n_samples="positive_int", random_state="random_state")),
     FunctionCase("mixtures.mixture_separation", mx.mixture_separation, dict(params=_P), dict(params="mixture")),
+    FunctionCase("gmm.check_mixture_params", gmm.check_mixture_params, dict(params=_P), dict(params="mixture")),
     FunctionCase("mixtures.kmeanspp_label_chunks", mx.kmeanspp_label_chunks,
                  dict(chunks=_chunks, n_clusters=2, random_state=0),
                  dict(chunks="values", n_clusters="positive_int", n_init="positive_int", max_iter="positive_int",
