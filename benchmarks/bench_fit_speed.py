@@ -41,8 +41,7 @@ from dpclust_core import _kernels  # noqa: E402
 from dpclust_book.datasets import make_gowalla_like, make_letter_like, make_s1_like  # noqa: E402
 from dpclust_core.kmeans import (EUGkM, DPLloyd, GkM, HybridKMeans, LSHCoresetKMeans, MkM, PGkM,  # noqa: E402
                                  UGkM, best_of_lloyd)
-from dpclust_core.kmeans import grid as grid_mod  # noqa: E402
-from dpclust_core.kmeans import hybrid as hybrid_mod  # noqa: E402
+from dpclust_core.kmeans import synopsis as syn_mod  # noqa: E402
 from dpclust_core.kmeans import sample_aggregate as sa_mod  # noqa: E402
 from dpclust_core.ktuple import PrivateKMeansEasy  # noqa: E402
 from dpclust_core.metrics import nicv  # noqa: E402
@@ -109,15 +108,15 @@ def _old_wcss_pool(Z, cands, block_elems=1 << 17):
 def thesis_search():
     """Run the grid methods and the hybrid as before issue 15: every run on every cell (``screen_cells=None``),
     runs one after the other; PGkM evaluates every child from scratch. Same random draws as the new code."""
-    saved = (grid_mod._lloyd_runs, hybrid_mod._fit_synopsis, sa_mod._wcss_children, sa_mod._wcss_pool)
+    saved = (syn_mod.lloyd_runs, syn_mod.fit, sa_mod._wcss_children, sa_mod._wcss_pool)
     sa_mod._wcss_pool = _old_wcss_pool
-    grid_mod._lloyd_runs = _sequential_lloyd_runs
-    hybrid_mod._fit_synopsis = functools.partial(grid_mod._fit_synopsis, screen_cells=None)
+    syn_mod.lloyd_runs = _sequential_lloyd_runs
+    syn_mod.fit = functools.partial(syn_mod.fit, screen_cells=None)
     sa_mod._wcss_children = lambda Z, parents, first, second, cut_c, mut_c, cands: _old_wcss_pool(Z, cands)
     try:
         yield
     finally:
-        grid_mod._lloyd_runs, hybrid_mod._fit_synopsis, sa_mod._wcss_children, sa_mod._wcss_pool = saved
+        syn_mod.lloyd_runs, syn_mod.fit, sa_mod._wcss_children, sa_mod._wcss_pool = saved
 
 
 def _before(name, factory):

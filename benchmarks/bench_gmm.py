@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpclust_book.experiments.gmm import fit_private_gmm_simulated, separation_sample_complexity  # noqa: E402
 from dpclust_core.gmm import (MixtureParams, NaiveNoisyGaussianMixture, PrivateGaussianMixture,  # noqa: E402
-                              min_tuples, paper_mixture, parameter_errors, random_separated_mixture, sample_mixture)
+                              min_tuples, paper_mixture, sample_mixture)
+from dpclust_book.experiments.mixtures import parameter_errors, random_separated_mixture  # noqa: E402
 
 DELTA = 1e-6
 OUT = Path(__file__).resolve().parent / "results" / "gmm.md"

@@ -7,7 +7,7 @@ centroid, per-cluster statistics, Lloyd's iterations, k-means++, per-chunk k-mea
 Memory is bounded: every pass over the points works on blocks of rows, so the temporaries never exceed a few
 megabytes whatever the number of points (an n x k x d array is never built). BLAS runs on one thread inside
 :func:`single_blas_thread` — the estimators' ``fit`` enters it — because multithreaded BLAS is several times
-slower than one thread for the thin matrix products of clustering on small machines.
+slower than one thread for the thin matrix products of clustering on a few cores.
 """
 from __future__ import annotations
 
@@ -353,6 +353,46 @@ def _batched_kmeanspp(P, valid, sizes, k, U):
         nd[~valid] = 0.0
         np.minimum(d2, nd, out=d2)
     return C
+
+
+# ----------------------------------------------------------------------------------------- L1 ball
+def project_l1(V, radius=1.0):
+    """Euclidean projection of every row of V ((d,) or (n, d)) onto the L1 ball of ``radius`` (Duchi et al. 2008),
+    the trusting kernel of :func:`dpclust_core.kmeans.lloyd.project_l1_ball`; every output is inside the ball."""
+    one = V.ndim == 1
+    W = np.atleast_2d(V).astype(float, copy=True)
+    A = np.abs(W)
+    outside = np.flatnonzero(A.sum(axis=1) > radius)
+    if outside.size:
+        allrows = outside.size == W.shape[0]
+        Ao = A if allrows else A[outside]
+        U = np.sort(Ao, axis=1)[:, ::-1]  # descending
+        # Duchi et al.'s threshold theta, computed relative to each row's largest magnitude U_1 (U <- U - U_1, so
+        # theta <- theta - U_1): differences of nearby magnitudes are exact, and the test U_j - (css_j - radius)/j
+        # > 0, written as css_j - j U_j < radius, is exactly true for j = 1, however far |v| dwarfs the radius
+        top = U[:, :1].copy()
+        U -= top
+        css = np.cumsum(U, axis=1)
+        j = np.arange(1, U.shape[1] + 1)
+        cond = css - j * U < radius
+        rho_idx = U.shape[1] - 1 - np.argmax(cond[:, ::-1], axis=1)  # last index where cond holds
+        theta = (css[np.arange(U.shape[0]), rho_idx] - radius) / (rho_idx + 1)
+        Ao -= top
+        Ao -= theta[:, None]
+        np.maximum(Ao, 0.0, out=Ao)  # the projected magnitudes; signs restored below
+        # rounding in theta (relative to |v|, not to the radius) can leave a row a little outside the ball, or
+        # put all of it at 0: shrink such a row onto the ball, so every output is inside it (the sensitivity of
+        # Lee & Kifer's sums rests on that)
+        norm = Ao.sum(axis=1)
+        over = norm > radius
+        if over.any():
+            Ao[over] *= (radius / norm[over])[:, None]
+            Ao[over] = np.minimum(Ao[over], radius)
+        if allrows:
+            W = np.copysign(Ao, W)
+        else:
+            W[outside] = np.copysign(Ao, W[outside])
+    return W[0] if one else W
 
 
 # ----------------------------------------------------------------------------------------- public-box scaling

@@ -9,11 +9,15 @@ spent**, and then call private kernels that trust their input. Every failure nam
 
 So ``except ValueError`` catches every bad-input error of the package, and ``except TypeError`` the type errors.
 
-The small *parameter specifications* at the end (:class:`Int`, :class:`Real`, :class:`Options`, ...) are what
-estimators list in their declarative parameter table (see :mod:`dpclust_core.base`).
+The small *parameter specifications* at the end (:class:`Int`, :class:`Real`, :class:`Options`, ...) are the one
+vocabulary of both doors: estimators list them in their declarative parameter table (see :mod:`dpclust_core.base`),
+and public functions name them in the :func:`validate_params` decorator, which checks each argument of a call with
+its spec before the body runs.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 
@@ -48,6 +52,7 @@ __all__ = [
     "check_radius",
     "budget_shares",
     "is_dask_array",
+    "validate_params",
 ]
 
 #: Largest number of rows or runs an argument may ask the package to allocate at once (a public cap that
@@ -557,8 +562,13 @@ class AnyOf(Spec):
 
 
 class Epsilon(Spec):
+    """A privacy budget epsilon (see :func:`check_epsilon`)."""
+
+    def __init__(self, *, allow_inf=False, maximum=None):
+        self.allow_inf, self.maximum = allow_inf, maximum
+
     def __call__(self, value, name):
-        return check_epsilon(value, name)
+        return check_epsilon(value, name, allow_inf=self.allow_inf, maximum=self.maximum)
 
 
 class Delta(Spec):
@@ -572,6 +582,33 @@ class RandomState(Spec):
     def __call__(self, value, name):
         check_rng(value, name)
         return value
+
+
+class Rng(Spec):
+    """None, a non-negative int, a SeedSequence or a Generator, returned as a Generator (see :func:`check_rng`)."""
+
+    def __call__(self, value, name):
+        return check_rng(value, name)
+
+
+class Shape(Spec):
+    """An output shape (see :func:`check_shape`), returned as a tuple of ints (``()`` for None)."""
+
+    def __init__(self, *, allow_none=True, maximum=MAX_ALLOCATION):
+        self.allow_none, self.maximum = allow_none, maximum
+
+    def __call__(self, value, name):
+        return check_shape(value, name, allow_none=self.allow_none, maximum=self.maximum)
+
+
+class Data(Spec):
+    """A finite float array of ``ndim`` dimensions (see :func:`check_data`)."""
+
+    def __init__(self, ndim=2, *, allow_dask=False, allow_empty=False):
+        self.kw = dict(ndim=ndim, allow_dask=allow_dask, allow_empty=allow_empty)
+
+    def __call__(self, value, name):
+        return check_data(value, name, **self.kw)
 
 
 class Ledger(Spec):
@@ -597,3 +634,47 @@ class ArrayOrNone(Spec):
 class Anything(Spec):
     def __call__(self, value, name):
         return value
+
+
+# --------------------------------------------------------------------------------------------- public functions
+def validate_params(**specs):
+    """Decorator: check the named arguments of every call with their :class:`Spec` before the body runs.
+
+    Each keyword names an argument of the decorated function and gives its spec (a :class:`Spec`, or any callable
+    ``spec(value, name) -> cleaned value``). A call binds its arguments to the signature (a missing or unknown
+    argument is Python's usual ``TypeError``), fills in the defaults, replaces each named argument by what its spec
+    returns — so the body receives e.g. a float for ``epsilon`` and a ``Generator`` for ``rng`` — and raises the
+    spec's ``ValueError`` or :class:`BadTypeError` naming the argument otherwise. Arguments are checked in the
+    order the decorator lists them. Checks that relate two arguments (a feature count, a size bound by another
+    argument) stay in the body.
+
+    >>> @validate_params(epsilon=Epsilon(), k=Int(1))
+    ... def f(k, epsilon=1.0):
+    ...     return k, epsilon
+    >>> f(3, epsilon=2)
+    (3, 2.0)
+    >>> f(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer >= 1, got 0
+    """
+    def decorate(func):
+        signature = inspect.signature(func)
+        unknown = set(specs) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"validate_params on {func.__qualname__}: no argument named {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = bound.arguments
+            for name, spec in specs.items():
+                arguments[name] = spec(arguments[name], name)
+            return func(*bound.args, **bound.kwargs)
+
+        checked.__signature__ = signature
+        checked._param_specs = dict(specs)
+        return checked
+
+    return decorate

@@ -5,8 +5,8 @@
   is not available; a numpy generator with a controllable separation replaces it.
 
 It takes ``random_state`` (None, an int seed or a ``numpy.random.Generator``; never the global state) and returns
-the same data for the same seed. Its random draws make synthetic data; none of them is privacy noise (they are
-marked so for the test that greps the package for raw noise draws). The book's stand-ins for the papers' data sets
+the same data for the same seed. Its random draws make synthetic data; none of them is privacy noise (each is
+marked so in a comment). The book's stand-ins for the papers' data sets
 live in ``dpclust_book.datasets``.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _n_samples(n_samples, minimum=1, n_features=1):
 
 
 def _to_box(X, low, high, r=1.0):
-    """The generators' own clip-and-scale into ``[-r, r]^d`` (bit-for-bit the datasets the book was calibrated on)."""
+    """The generators' own clip-and-scale into ``[-r, r]^d`` (kept bit for bit, so a seed gives the same data as before)."""
     Xc = np.clip(X, low, high)
     return (Xc - low) / (high - low) * (2 * r) - r
 

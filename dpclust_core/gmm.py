@@ -34,40 +34,37 @@ radius-normalised sums), ``ρ₂²`` (the scatter matrices) and 1 (the counts): 
 Every noisy release goes through :mod:`dpclust_core.mechanisms` (exact discrete Laplace / Gaussian noise,
 floating-point safe) and is recorded in the ledger by the mechanism.
 
-Experiments (§7): :func:`simulate_chunk_means` (exact fast simulator of ``SampleTuples``),
-:class:`NaiveNoisyGaussianMixture` (the paper's naive baseline), :func:`parameter_errors`. The experiment
-harness (the paper's Test1–Test3 criterion, the comparison of methods) is the book's:
-``dpclust_book.experiments.gmm``.
+The paper's naive baseline is :class:`NaiveNoisyGaussianMixture`. The experiments of §7 (generators of
+separated mixtures, ``SampleTuples`` on its own and its exact simulator, error measures) and their harness are
+the book's: ``dpclust_book.experiments.mixtures`` and ``dpclust_book.experiments.gmm``.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from . import _kernels
+from . import tuples
 from . import ktuple as _kt
 from ._validation import (MAX_ALLOCATION, MAX_BOUND, ArrayLike, BadTypeError, RNGLike, Bool, Delta, Epsilon, Int,
-                          Ledger, NoneOr, Options, Radius, RandomState, Real, Spec, budget_shares, check_bool,
-                          check_data, check_delta, check_epsilon, check_int, check_ledger, check_options,
+                          Ledger, NoneOr, Options, Radius, RandomState, Real, Spec, budget_shares, 
+                          check_data, check_delta, check_epsilon, check_int, check_options,
                           check_radius, check_real, check_rng)
+from ._validation import Data, Rng, validate_params
 from .accounting import PrivacyLedger
 from .base import DPEstimator
 from .mechanisms import discrete_gaussian_sigma, gaussian_mechanism_sigma, gaussian_mechanism, gaussian_sigma, laplace_mechanism
 
 __all__ = [
     "MixtureParams",
+    "check_mixture_params",
     "paper_mixture",
-    "random_separated_mixture",
     "sample_mixture",
-    "mixture_separation",
-    "kmeanspp_label_chunks",
-    "sample_tuples",
-    "simulate_chunk_means",
     "clipped_cluster_sums",
     "clipped_scatter_triu",
     "private_cluster_gaussians",
@@ -75,12 +72,6 @@ __all__ = [
     "naive_noise_sigma",
     "naive_noisy_points",
     "NaiveNoisyGaussianMixture",
-    "match_components",
-    "parameter_errors",
-    "gaussian_tv_upper_bound",
-    "mixture_tv_upper_bound",
-    "mixture_tv_mc",
-    "separates",
     "make_k_tuple",
     "min_tuples",
 ]
@@ -112,9 +103,16 @@ class MixtureParams:
         return self.means.shape[1]
 
 
-def _check_params(params, name="params", definite=True) -> MixtureParams:
-    """A valid MixtureParams; with ``definite``, symmetric positive definite covariances (needed to sample from
-    it or evaluate its density; an estimate compared with the truth need not be)."""
+def check_mixture_params(params: MixtureParams, name: str = "params", definite: bool = True) -> MixtureParams:
+    """A valid :class:`MixtureParams`, its arrays as floats; with ``definite``, symmetric positive definite
+    covariances (needed to sample from it or evaluate its density; an estimate compared with the truth need not
+    be). Raises ``TypeError``/``ValueError`` naming ``name`` otherwise.
+
+    Examples
+    --------
+    >>> check_mixture_params(paper_mixture(2, 2)).weights.tolist()
+    [0.5, 0.5]
+    """
     if not isinstance(params, MixtureParams):
         raise BadTypeError(f"{name} must be a MixtureParams, got {type(params).__name__}")
     mu = check_data(params.means, f"{name}.means")
@@ -155,53 +153,6 @@ def paper_mixture(n_components: int = 2, n_features: int = 2, R: float = 20.0) -
     return MixtureParams(means, np.repeat(np.eye(d)[None], k, axis=0), np.full(k, 1.0 / k))
 
 
-def random_separated_mixture(n_components: int = 3, n_features: int = 2, separation: float = 8.0, *,
-                             weights: ArrayLike | None = None, sigma_range: tuple[float, float] = (0.5, 1.0),
-                             random_state: RNGLike = None) -> MixtureParams:
-    """A random mixture whose means are ``separation``-separated in the paper's sense (§6.1.2).
-
-    ``‖μ_i − μ_j‖ >= s·max(σ_i, σ_j)`` with ``σ_i² = ‖Σ_i‖`` (operator norm; the paper's exact form was lost).
-    Covariances are random rotations of diagonal matrices with standard deviations in ``sigma_range``; the
-    means are Gaussian, rescaled so that the closest pair meets the separation exactly, and centred at 0.
-
-    Examples
-    --------
-    >>> P = random_separated_mixture(3, 2, separation=10.0, random_state=0)
-    >>> round(mixture_separation(P), 6)
-    10.0
-    """
-    k = check_int(n_components, "n_components", 1, 10_000)
-    d = check_int(n_features, "n_features", 1, 1000)
-    rng = check_rng(random_state, "random_state")
-    sr = check_data(sigma_range, "sigma_range", ndim=1)
-    if sr.shape != (2,) or not (0 < sr[0] <= sr[1]):
-        raise ValueError(f"sigma_range must be (low, high) with 0 < low <= high, got {sigma_range!r}")
-    lo, hi = float(sr[0]), float(sr[1])
-    separation = _positive(separation, "separation")
-    if weights is None:
-        w = np.full(k, 1.0 / k)
-    else:
-        w = check_data(weights, "weights", ndim=1)
-        if w.shape != (k,) or np.any(w <= 0):
-            raise ValueError("weights must be k positive numbers")
-        w = w / w.sum()
-    covs = np.empty((k, d, d))
-    for i in range(k):  # loop over components (k is small)
-        q, r = np.linalg.qr(rng.normal(size=(d, d)))  # not privacy noise: a random test mixture
-        q = q * np.sign(np.diag(r))
-        s = rng.uniform(lo, hi, size=d)
-        covs[i] = (q * s**2) @ q.T
-    sig = np.sqrt(np.linalg.eigvalsh(covs)[:, -1])
-    means = rng.normal(size=(k, d))  # not privacy noise: a random test mixture
-    if k > 1:
-        dist = np.sqrt(_kernels.sq_distances(means, means))
-        need = separation * np.maximum(sig[:, None], sig[None, :])
-        iu = np.triu_indices(k, 1)
-        means *= np.max(need[iu] / dist[iu])  # now every pair is at least its required distance
-    means -= means.mean(axis=0)  # centred at the origin
-    return MixtureParams(means, covs, w)
-
-
 def sample_mixture(params: MixtureParams, n_samples: int,
                    random_state: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``n_samples`` i.i.d. points; returns ``(X, labels)`` (labels i.i.d. from the weights).
@@ -212,7 +163,7 @@ def sample_mixture(params: MixtureParams, n_samples: int,
     >>> X.shape, y.shape
     ((100, 2), (100,))
     """
-    params = _check_params(params)
+    params = check_mixture_params(params)
     k, d = params.means.shape
     n = check_int(n_samples, "n_samples", 1, MAX_ALLOCATION // d)
     rng = check_rng(random_state, "random_state")
@@ -222,169 +173,6 @@ def sample_mixture(params: MixtureParams, n_samples: int,
     X = params.means[labels] + np.einsum("nij,nj->ni", chol[labels], Z) if d > 1 else \
         params.means[labels] + Z * chol[labels, 0, 0][:, None]
     return X, labels
-
-
-def mixture_separation(params: MixtureParams) -> float:
-    """The separation ``s = min_{i≠j} ‖μ_i − μ_j‖ / max(σ_i, σ_j)`` with ``σ_i² = ‖Σ_i‖``.
-
-    Examples
-    --------
-    >>> round(mixture_separation(paper_mixture(2, 2, R=3.0)), 6)
-    4.242641
-    """
-    params = _check_params(params)
-    if params.n_components < 2:
-        return math.inf
-    sig = np.sqrt(np.linalg.eigvalsh(params.covariances)[:, -1])
-    dist = np.sqrt(_kernels.sq_distances(params.means, params.means))
-    ratio = dist / np.maximum(sig[:, None], sig[None, :])
-    np.fill_diagonal(ratio, np.inf)
-    return float(ratio.min())
-
-
-# ============================================================================ SampleTuples
-def kmeanspp_label_chunks(chunks: ArrayLike, n_clusters: int, random_state: RNGLike = None, *, n_init: int = 3,
-                          max_iter: int = 20) -> tuple[np.ndarray, np.ndarray]:
-    """Non-private labeling oracle ``A`` of ``SampleTuples``: k-means++ then Lloyd, **batched over chunks**.
-
-    ``chunks`` has shape ``(t, n', d)``. Every chunk is clustered independently by the package's per-chunk
-    k-means kernel (k-means++ seeding followed by exactly ``max_iter`` Lloyd iterations, best of ``n_init``
-    restarts by inertia, each chunk with its own random numbers), so a chunk's result depends on its own
-    points only. Returns ``(labels, means)`` of shapes ``(t, n')`` and ``(t, k, d)``: ``means[j, i]`` is the
-    average of the points of chunk ``j`` assigned to centre ``i`` in the last iteration (an empty label keeps
-    its seed) and ``labels`` assigns every point to its nearest final centre.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> chunks = np.concatenate([np.zeros((4, 50, 2)), np.full((4, 50, 2), 9.0)], axis=1)
-    >>> labels, means = kmeanspp_label_chunks(chunks, 2, random_state=0)
-    >>> labels.shape, means.shape
-    ((4, 100), (4, 2, 2))
-    """
-    C = check_data(chunks, "chunks", ndim=3)
-    t, m, d = C.shape
-    k = check_int(n_clusters, "n_clusters", 1, m)
-    n_init = check_int(n_init, "n_init", 1, 100)
-    max_iter = check_int(max_iter, "max_iter", 1, 10_000)
-    rng = check_rng(random_state, "random_state")
-    chunk = np.repeat(np.arange(t), m)
-    means, _ = _kernels.chunk_kmeans(C.reshape(-1, d), chunk, t, k, rng, n_iter=max_iter, n_init=n_init)
-    labels = np.empty((t, m), dtype=np.int64)
-    step = max(1, (1 << 20) // max(m * k * d, 1))
-    for a in range(0, t, step):  # blocks of chunks, vectorised inside (bounded memory)
-        b = min(t, a + step)
-        D = (np.einsum("tmd,tmd->tm", C[a:b], C[a:b])[:, :, None] - 2 * np.einsum("tmd,tkd->tmk", C[a:b], means[a:b])
-             + np.einsum("tkd,tkd->tk", means[a:b], means[a:b])[:, None, :])
-        labels[a:b] = np.argmin(D, axis=2)
-    return labels, means
-
-
-def _fallback_tuple(k, d, radius):
-    """The means of the data-independent fallback mixture (output when ``G`` returns ⊥): ``(i/k)·Λ·e_1``."""
-    out = np.zeros((k, d))
-    out[:, 0] = radius * np.arange(k) / k
-    return out
-
-
-def _wrap_tuples(T, radius):
-    """Replace every tuple with a point outside ``B(0, radius)`` (or a NaN: an empty chunk) by the fixed public
-    all-zero tuple (§6.2 wrap). Its points coincide, so it can never be selected by GoodCenters, and it is
-    never partitioned by far balls: a wrapped tuple only counts against the niceness test."""
-    T = np.array(T, dtype=float, copy=True)
-    with np.errstate(invalid="ignore"):
-        out = ~np.all(np.einsum("tkd,tkd->tk", T, T) <= radius**2, axis=1)
-    T[out] = 0.0
-    return T, int(out.sum())
-
-
-def _check_labels(lab, m, k):
-    """The labels a user's ``labeler`` returned for one chunk: ``m`` integers in ``[0, k)``."""
-    if isinstance(lab, (str, bytes)):
-        raise BadTypeError("labeler must return an array of integer labels, got a string")
-    lab = np.asarray(lab)
-    if lab.dtype.kind not in "iu" and not (lab.dtype.kind == "f" and np.all(np.isfinite(lab))
-                                          and np.all(lab == np.round(lab))):
-        raise BadTypeError(f"labeler must return integer labels, got dtype {lab.dtype}")
-    if lab.shape != (m,):
-        raise ValueError(f"labeler must return one label per row of the chunk (shape ({m},)), got shape {lab.shape}")
-    if lab.size and (lab.min() < 0 or lab.max() >= k):
-        raise ValueError(f"labeler returned labels outside [0, n_components={k}): {int(lab.min())} to "
-                         f"{int(lab.max())}")
-    return lab.astype(np.int64)
-
-
-def sample_tuples(X1: ArrayLike, n_tuples: int, chunk_size: int, n_components: int, *, radius: float = np.inf,
-                  labeler: (Literal["kmeans++"]
-                            | Callable[[np.ndarray, int, np.random.Generator], ArrayLike]) = "kmeans++",
-                  random_state: RNGLike = None, n_init: int = 3, max_iter: int = 20) -> np.ndarray:
-    """``SampleTuples`` (paper §6.2): one k-tuple of per-label averages per disjoint chunk, chunks by index.
-
-    Chunk ``j`` is ``X1[j·n' : (j+1)·n']`` (split by index, as in the paper). ``labeler`` is ``"kmeans++"``
-    (:func:`kmeanspp_label_chunks`, batched) or a callable ``labeler(chunk, k, rng) -> labels`` called once
-    per chunk. Tuples leaving ``B(0, radius)`` are replaced by the fixed public all-zero tuple. Returns an array
-    ``(t, k, d)``. The tuples are **not** private; only ``G``'s output on them is. (:class:`PrivateGaussianMixture`
-    splits its sample by independent random labels instead, which needs no public N.)
-
-    Examples
-    --------
-    >>> X, _ = sample_mixture(paper_mixture(2, 2, R=20.0), 2000, random_state=0)
-    >>> sample_tuples(X, 10, 200, 2, random_state=0).shape
-    (10, 2, 2)
-    """
-    t = check_int(n_tuples, "n_tuples", 1, MAX_ALLOCATION)
-    m = check_int(chunk_size, "chunk_size", 1, MAX_ALLOCATION)
-    k = check_int(n_components, "n_components", 1, m)
-    r = check_real(radius, "radius", low=0.0, low_open=True, allow_inf=True)
-    if not (labeler == "kmeans++" or callable(labeler)):
-        raise ValueError(f"labeler must be 'kmeans++' or a callable, got {labeler!r}")
-    X1 = check_data(X1, "X1")
-    if X1.shape[0] < t * m:
-        raise ValueError(f"X1 has {X1.shape[0]} rows, fewer than n_tuples*chunk_size={t * m}")
-    rng = check_rng(random_state, "random_state")
-    chunks = X1[: t * m].reshape(t, m, X1.shape[1])
-    if labeler == "kmeans++":
-        _, T = kmeanspp_label_chunks(chunks, k, rng, n_init=n_init, max_iter=max_iter)
-    else:
-        T = np.empty((t, k, X1.shape[1]))
-        for j in range(t):  # loop over chunks (t is a few hundred); user oracles are not vectorised
-            lab = _check_labels(labeler(chunks[j], k, rng), m, k)
-            for i in range(k):
-                sel = chunks[j][lab == i]
-                T[j, i] = sel.mean(axis=0) if sel.shape[0] else 0.0
-    if np.isfinite(r):
-        T, _ = _wrap_tuples(T, r)
-    return T
-
-
-def simulate_chunk_means(params: MixtureParams, n_tuples: int, chunk_size: int, random_state: RNGLike = None, *,
-                         radius: float = np.inf) -> np.ndarray:
-    """Exact fast simulator of ``SampleTuples`` when the labeler recovers the true partition (§7).
-
-    For chunk j the component counts are ``(N_1..N_k) ~ Multinomial(n', w)`` and the label-average of
-    component i is exactly ``N(μ_i, Σ_i/N_i)``; the tuple costs O(k d) instead of a k-means run on n' points.
-    A component absent from a chunk (``N_i = 0``) makes the tuple the fixed public all-zero tuple (a bad
-    tuple), as does a tuple leaving ``B(0, radius)``. Returns ``(t, k, d)``.
-
-    Examples
-    --------
-    >>> simulate_chunk_means(paper_mixture(2, 2), 5, 100, random_state=0).shape
-    (5, 2, 2)
-    """
-    params = _check_params(params)
-    k, d = params.means.shape
-    t = check_int(n_tuples, "n_tuples", 1, MAX_ALLOCATION // (k * d))
-    m = check_int(chunk_size, "chunk_size", 1, 2**62)
-    r = check_real(radius, "radius", low=0.0, low_open=True, allow_inf=True)
-    rng = check_rng(random_state, "random_state")
-    counts = rng.multinomial(m, params.weights, size=t)  # (t, k)
-    chol = np.linalg.cholesky(params.covariances + 1e-12 * np.eye(d))
-    Z = rng.normal(size=(t, k, d)) / np.sqrt(np.maximum(counts, 1))[:, :, None]  # not privacy noise: simulation
-    T = params.means[None] + np.einsum("kij,tkj->tki", chol, Z)
-    T[np.any(counts == 0, axis=1)] = 0.0
-    if np.isfinite(r):
-        T, _ = _wrap_tuples(T, r)
-    return T
 
 
 # ============================================================================ the X2 side
@@ -487,6 +275,10 @@ def _gaussian_sigma_bound(l2, eps, dl):
     return discrete_gaussian_sigma(l2 * (1.0 + 2.0**-10), eps, dl)
 
 
+@validate_params(X2=Data(), epsilon_weights=Epsilon(), epsilon_mean=Epsilon(), delta_mean=Delta(),
+                 epsilon_cov=Epsilon(), delta_cov=Delta(), cov_radius=Radius(), mean_steps=Int(1, 1000),
+                 beta=tuples.check_beta, sigma_min=Real(0.0), sigma_max=Real(0.0, low_open=True, allow_inf=True),
+                 ledger=Ledger(), rng=Rng())
 def private_cluster_gaussians(X2: ArrayLike, centers: ArrayLike, epsilon_weights: float, epsilon_mean: float,
                               delta_mean: float, epsilon_cov: float, delta_cov: float, mean_radius: float | ArrayLike,
                               cov_radius: float, *, mean_steps: int = 2, beta: float = 0.05, sigma_min: float = 0.0,
@@ -550,28 +342,14 @@ def private_cluster_gaussians(X2: ArrayLike, centers: ArrayLike, epsilon_weights
     >>> bool(np.abs(mu - 20 * np.eye(2)).max() < 0.1), tuple(round(v, 9) for v in led.total())
     (True, (1.0, 1e-06))
     """
-    X2 = check_data(X2, "X2")
     C = check_data(centers, "centers", n_features=X2.shape[1], features_of="X2")
-    k = C.shape[0]
-    eps_w = check_epsilon(epsilon_weights, "epsilon_weights")
-    eps_m = check_epsilon(epsilon_mean, "epsilon_mean")
-    dl_m = check_delta(delta_mean, "delta_mean")
-    eps_c = check_epsilon(epsilon_cov, "epsilon_cov")
-    dl_c = check_delta(delta_cov, "delta_cov")
-    rho = _radii(mean_radius, k, "mean_radius")
-    rho2 = check_radius(cov_radius, "cov_radius")
-    steps = check_int(mean_steps, "mean_steps", 1, 1000)
-    beta = _kt._beta(beta)
-    smin = check_real(sigma_min, "sigma_min", low=0.0)
-    smax = check_real(sigma_max, "sigma_max", low=0.0, low_open=True, allow_inf=True)
-    if not smin < smax:
-        raise ValueError(f"sigma_min must be < sigma_max, got {smin} and {smax}")
-    check_ledger(ledger)
-    rng = check_rng(rng, "rng")
-    with budget_shares("private_cluster_gaussians", epsilon_weights=eps_w, epsilon_mean=eps_m, delta_mean=dl_m,
-                       epsilon_cov=eps_c, delta_cov=dl_c, mean_steps=steps):
-        return _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng,
-                                  ledger)
+    rho = _radii(mean_radius, C.shape[0], "mean_radius")
+    if not sigma_min < sigma_max:
+        raise ValueError(f"sigma_min must be < sigma_max, got {sigma_min} and {sigma_max}")
+    with budget_shares("private_cluster_gaussians", epsilon_weights=epsilon_weights, epsilon_mean=epsilon_mean,
+                       delta_mean=delta_mean, epsilon_cov=epsilon_cov, delta_cov=delta_cov, mean_steps=mean_steps):
+        return _cluster_gaussians(X2, C, epsilon_weights, epsilon_mean, delta_mean, epsilon_cov, delta_cov, rho,
+                                  cov_radius, mean_steps, beta, sigma_min, sigma_max, rng, ledger)
 
 
 def _cluster_gaussians(X2, C, eps_w, eps_m, dl_m, eps_c, dl_c, rho, rho2, steps, beta, smin, smax, rng, ledger):
@@ -672,7 +450,7 @@ def make_k_tuple(name: Literal["noisy_centers", "averages"], n_components: int, 
     check_int(n_components, "n_components", 2, MAX_ALLOCATION)
     check_epsilon(epsilon)
     check_delta(delta)
-    _kt._beta(beta)
+    tuples.check_beta(beta)
     if name == "noisy_centers":
         return _kt.PrivatekNoisyCenters(n_components, epsilon, delta, beta=beta, random_state=rng, **params)
     if radius is None:
@@ -799,7 +577,7 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
                        sigma_min=Real(0.0), sigma_max=Real(0.0, low_open=True), n_tuples=NoneOr(Int(1, _kt.MAX_TUPLES)),
                        x1_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        k_tuple=Options("noisy_centers", "averages"), k_tuple_params=NoneOr(_DictSpec()),
-                       beta=Real(_kt.MIN_BETA, 1.0, high_open=True), budget_split=_kt._Shares(3, normalise=True),
+                       beta=Real(_kt.MIN_BETA, 1.0, high_open=True), budget_split=tuples.Shares(3, normalise=True),
                        clip_radius=NoneOr(Radius()), cov_clip_radius=NoneOr(Radius()),
                        center_slack=Real(0.0), mean_steps=Int(1, 1000), kmeans_iter=Int(1, 10_000),
                        n_init=Int(1, 100), random_state=RandomState(), ledger=Ledger())
@@ -869,12 +647,12 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
         n, d = X.shape
         g, gp, prm, t = self._setup(p, d)
         # every record draws its own part: a chunk of X1 (probability x1_fraction, uniform chunk) or X2
-        split = _kt._split_stream(rng)
+        split = tuples.split_stream(rng)
         u = split.random(n)
         in1 = u < p.x1_fraction
         chunk = np.minimum((u[in1] * (t / p.x1_fraction)).astype(np.int64), t - 1)
-        T = _kt._chunk_tuples(X[in1], chunk, t, p.n_components, split, p.kmeans_iter, p.n_init, empty=np.nan)
-        T, _ = _wrap_tuples(T, p.radius)
+        T = tuples.chunk_tuples(X[in1], chunk, t, p.n_components, split, p.kmeans_iter, p.n_init, empty=np.nan)
+        T, _ = tuples.wrap_tuples(T, p.radius)
         self._fit_parts(T, X[~in1], p, (g, gp, prm, t), ledger, rng)
 
     def fit_tuples(self, T: ArrayLike, X2: ArrayLike) -> PrivateGaussianMixture:
@@ -886,7 +664,7 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
         large to materialise. The number of tuples is ``len(T)``; it must be at least what ``G`` needs.
         """
         p = self._validate_params()
-        t, k, d = _kt._tuple_shape(T, p.n_components)
+        t, k, d = tuples.tuple_shape(T, p.n_components)
         shape2 = np.shape(X2) if not isinstance(X2, (str, bytes)) else ()
         if len(shape2) != 2 or shape2[1] != d:
             raise ValueError(f"X2 must have shape (n, {d}) (the tuples' dimension), got shape {shape2}")
@@ -897,10 +675,10 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
         T = check_data(T, "T", ndim=3)
         X2 = check_data(X2, "X2", n_features=d, allow_empty=True)
         self.n_features_in_ = d
-        T, _ = _wrap_tuples(T, p.radius)
+        T, _ = tuples.wrap_tuples(T, p.radius)
         ledger = PrivacyLedger(budget_epsilon=eps, budget_delta=dl)
         rng = check_rng(p.random_state, "random_state")
-        _kt._split_stream(rng)  # as in fit: G then draws from the same point of the stream (the split is done)
+        tuples.split_stream(rng)  # as in fit: G then draws from the same point of the stream (the split is done)
         try:
             with _kernels.single_blas_thread():
                 self._fit_parts(T, X2, p, setup, ledger, rng)
@@ -929,14 +707,14 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
             self.success_ = bool(status)
             if not status:
                 self.clip_radius_ = None
-                self.means_ = _fallback_tuple(k, d, p.radius)
+                self.means_ = tuples.fallback_tuple(k, d, p.radius)
                 self.covariances_ = np.repeat((p.sigma_max**2 * np.eye(d))[None], k, axis=0)
                 self.weights_ = np.full(k, 1.0 / k)
                 return
             if p.clip_radius is not None:
                 rho = np.full(k, float(p.clip_radius))
             else:
-                Dhat = _kt._separation(self.centers_)
+                Dhat = tuples.separation(self.centers_)
                 rho = rho2 + p.center_slack * Dhat
             self.clip_radius_ = rho
             with par.partition(), ledger.group("X2: the single-Gaussian learner on each cluster"):
@@ -946,6 +724,8 @@ class PrivateGaussianMixture(_MixtureMixin, DPEstimator):
 
 
 # ============================================================================ naive baseline
+@validate_params(radius=Radius(), epsilon=Epsilon(), delta=Delta(), method=Options("discrete", "analytic", "classic"),
+                 n_features=Int(1))
 def naive_noise_sigma(radius: float, epsilon: float, delta: float,
                       method: Literal["discrete", "analytic", "classic"] = "discrete",
                       n_features: int = 1) -> float:
@@ -963,16 +743,12 @@ def naive_noise_sigma(radius: float, epsilon: float, delta: float,
     >>> round(naive_noise_sigma(1.0, 1.0, 1e-5, "analytic"), 3)
     7.461
     """
-    r = check_radius(radius)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    check_options(method, "method", ("discrete", "analytic", "classic"))
-    d = check_int(n_features, "n_features", 1)
     if method == "discrete":
-        return gaussian_mechanism_sigma(2.0 * r, eps, dl, d)
-    return gaussian_sigma(2.0 * r, eps, dl, method=method)
+        return gaussian_mechanism_sigma(2.0 * radius, epsilon, delta, n_features)
+    return gaussian_sigma(2.0 * radius, epsilon, delta, method=method)
 
 
+@validate_params(radius=Radius(), epsilon=Epsilon(), delta=Delta(), ledger=Ledger(), X=Data(), rng=Rng())
 def naive_noisy_points(X: ArrayLike, radius: float, epsilon: float, delta: float, rng: RNGLike = None, *,
                        ledger: PrivacyLedger | None = None) -> np.ndarray:
     """The naive baseline's release: every row clipped onto ``B(0, radius)`` plus Gaussian noise.
@@ -987,15 +763,8 @@ def naive_noisy_points(X: ArrayLike, radius: float, epsilon: float, delta: float
     >>> naive_noisy_points(np.zeros((5, 2)), 1.0, 1.0, 1e-5, rng=0).shape
     (5, 2)
     """
-    r = check_radius(radius)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    check_ledger(ledger)
-    X = check_data(X)
-    rng = check_rng(rng, "rng")
-    Xc = _clip_rows(X, r)
-    return gaussian_mechanism(Xc, 2.0 * r, eps, dl, rng, l0_sensitivity=X.shape[1], ledger=ledger,
-                              name="naive: per-point Gaussian noise (replace-one, L2 sens 2*radius)")
+    return gaussian_mechanism(_clip_rows(X, radius), 2.0 * radius, epsilon, delta, rng, l0_sensitivity=X.shape[1],
+                              ledger=ledger, name="naive: per-point Gaussian noise (replace-one, L2 sens 2*radius)")
 
 
 class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
@@ -1086,138 +855,3 @@ class NaiveNoisyGaussianMixture(_MixtureMixin, DPEstimator):
         if p.deconvolve:
             cov = _psd_project(cov - self.noise_sigma_**2 * np.eye(d), p.sigma_min**2, np.inf)
         self.covariances_ = cov
-
-
-# ============================================================================ evaluation
-def match_components(true_means: ArrayLike, est_means: ArrayLike) -> np.ndarray:
-    """Permutation ``perm`` with ``est_means[perm[i]]`` matched to ``true_means[i]`` (Hungarian, L2 cost).
-
-    Examples
-    --------
-    >>> match_components([[0.0, 0.0], [5.0, 5.0]], [[5.0, 4.9], [0.1, 0.0]]).tolist()
-    [1, 0]
-    """
-    A = check_data(true_means, "true_means")
-    B = check_data(est_means, "est_means", n_features=A.shape[1], features_of="true_means")
-    if B.shape[0] != A.shape[0]:
-        raise ValueError(f"est_means must have {A.shape[0]} rows, got {B.shape[0]}")
-    cost = np.sqrt(_kernels.sq_distances(A, B))
-    rows, cols = optimize.linear_sum_assignment(cost)
-    perm = np.empty(A.shape[0], dtype=int)
-    perm[rows] = cols
-    return perm
-
-
-def gaussian_tv_upper_bound(mu1: ArrayLike, S1: ArrayLike, mu2: ArrayLike, S2: ArrayLike) -> float:
-    """``min(1, √(KL/2))`` (Pinsker) with the closed-form KL(N(μ1,Σ1) ‖ N(μ2,Σ2)); an upper bound on d_TV.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> gaussian_tv_upper_bound([0.0], np.eye(1), [0.0], np.eye(1))
-    0.0
-    """
-    mu1 = check_data(mu1, "mu1", ndim=1)
-    d = mu1.size
-    mu2 = check_data(mu2, "mu2", ndim=1)
-    S1 = check_data(S1, "S1")
-    S2 = check_data(S2, "S2")
-    if mu2.shape != (d,) or S1.shape != (d, d) or S2.shape != (d, d):
-        raise ValueError(f"mu1, mu2 must have length d and S1, S2 shape (d, d), d = {d}")
-    try:
-        L2 = np.linalg.cholesky(S2)
-        np.linalg.cholesky(S1)
-    except np.linalg.LinAlgError:
-        raise ValueError("S1 and S2 must be positive definite covariance matrices") from None
-    A = np.linalg.solve(L2, np.linalg.solve(L2, S1).T)  # L2^-1 S1 L2^-T, symmetric
-    diff = np.linalg.solve(L2, mu2 - mu1)
-    logdet = 2 * np.log(np.diag(L2)).sum() - np.linalg.slogdet(S1)[1]
-    kl = 0.5 * (np.trace(A) + diff @ diff - d + logdet)
-    return float(min(1.0, math.sqrt(max(kl, 0.0) / 2)))
-
-
-def mixture_tv_upper_bound(true: MixtureParams, est: MixtureParams) -> float:
-    """``d_TV(D, D̂) <= Σ_i w_i d_TV(G_i, Ĝ_i) + ½ Σ_i |w_i − ŵ_i|`` after matching (Fact B.3).
-
-    Examples
-    --------
-    >>> P = paper_mixture(2, 2)
-    >>> mixture_tv_upper_bound(P, P)
-    0.0
-    """
-    true = _check_params(true, "true")
-    est = _check_params(est, "est", definite=False)
-    perm = match_components(true.means, est.means)
-    tv = sum(true.weights[i] * gaussian_tv_upper_bound(true.means[i], true.covariances[i], est.means[perm[i]],
-                                                       est.covariances[perm[i]])
-             for i in range(true.n_components))
-    return float(min(1.0, tv + 0.5 * np.abs(true.weights - est.weights[perm]).sum()))
-
-
-def mixture_tv_mc(p: MixtureParams, q: MixtureParams, n_samples: int = 20_000,
-                  random_state: RNGLike = None) -> float:
-    """Monte-Carlo estimate of ``d_TV(p, q) = E_{x~p}[(1 − q(x)/p(x))_+]``.
-
-    Examples
-    --------
-    >>> P = paper_mixture(2, 2)
-    >>> mixture_tv_mc(P, P, random_state=0)
-    0.0
-    """
-    p = _check_params(p, "p")
-    q = _check_params(q, "q")
-    rng = check_rng(random_state, "random_state")
-    X, _ = sample_mixture(p, n_samples, rng)
-
-    def logmix(P, X):
-        return special.logsumexp(_log_gaussian(X, P.means, P.covariances) + np.log(P.weights)[None], axis=1)
-
-    lr = logmix(q, X) - logmix(p, X)
-    return float(np.mean(np.maximum(0.0, 1.0 - np.exp(np.minimum(lr, 50.0)))))
-
-
-def parameter_errors(true: MixtureParams, est: MixtureParams) -> dict:
-    """Errors after matching components: ``mean`` = max_i ‖μ̂_i − μ_i‖₂, ``cov`` = max_i ‖Σ̂_i − Σ_i‖₂
-    (operator norm), ``weight`` = ``max_i |ŵ_i − w_i|``, ``tv_bound`` = :func:`mixture_tv_upper_bound`.
-
-    Examples
-    --------
-    >>> P = paper_mixture(2, 2)
-    >>> parameter_errors(P, P)["mean"]
-    0.0
-    """
-    true = _check_params(true, "true")
-    est = _check_params(est, "est", definite=False)
-    perm = match_components(true.means, est.means)
-    mean_err = np.linalg.norm(est.means[perm] - true.means, axis=1).max()
-    cov_err = np.abs(np.linalg.eigvalsh(est.covariances[perm] - true.covariances)).max()
-    w_err = np.abs(est.weights[perm] - true.weights).max()
-    return {"mean": float(mean_err), "cov": float(cov_err), "weight": float(w_err),
-            "tv_bound": mixture_tv_upper_bound(true, est)}
-
-
-def separates(params: MixtureParams, centers: ArrayLike, n_eval_per_component: int = 2000,
-              random_state: RNGLike = None) -> bool:
-    """The paper's §7 success criterion on fresh samples: there is a bijection between centres and components
-    such that **every** one of ``n_eval_per_component`` fresh samples of component i is nearest to its centre.
-    ``centers=None`` (⊥) is a failure.
-
-    Examples
-    --------
-    >>> P = paper_mixture(2, 2, R=20.0)
-    >>> separates(P, P.means, random_state=0), separates(P, None)
-    (True, False)
-    """
-    params = _check_params(params)
-    k, d = params.means.shape
-    m = check_int(n_eval_per_component, "n_eval_per_component", 1, MAX_ALLOCATION // (k * d))
-    rng = check_rng(random_state, "random_state")
-    if centers is None:
-        return False
-    C = check_data(centers, "centers", n_features=d)
-    chol = np.linalg.cholesky(params.covariances + 1e-12 * np.eye(d))
-    Z = rng.normal(size=(k, m, d))  # not privacy noise: fresh evaluation samples
-    X = params.means[:, None, :] + np.einsum("kij,kmj->kmi", chol, Z)
-    lab = _kernels.assign(X.reshape(-1, d), C).reshape(k, m)
-    first = lab[:, 0]
-    return bool(np.all(lab == first[:, None]) and np.unique(first).size == k)

@@ -49,11 +49,13 @@ from typing import Literal
 import numpy as np
 
 from . import _kernels
+from . import tuples
+from .tuples import MIN_BETA
 from ._validation import (MAX_ALLOCATION, ArrayLike, ArrayOrNone, BadTypeError, RNGLike, Bool, BoundsSpec, Delta,
                           Epsilon, EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Radius, RandomState, Real,
-                          Spec, check_bool, check_bounds, check_data, check_delta, check_radius, check_epsilon,
+                          check_bool, check_bounds, check_data, check_delta, check_radius, check_epsilon,
                           check_int, check_ledger, check_options, check_probability, check_real, check_rng)
-from ._validation import check_n_public
+from ._validation import Rng, check_n_public, validate_params
 from .accounting import PrivacyLedger, advanced_composition_inverse
 from .base import CentroidMixin, DPEstimator
 from .mechanisms import (GRID_BITS, _grid_step, _snap, discrete_gaussian_sigma, exponential_mechanism_intervals,
@@ -69,7 +71,7 @@ __all__ = [
     "PrivatekNoisyCenters", "noisy_centers_min_gamma", "min_valid_tuples", "min_tuples_noisy_centers",
     "min_tuples_kaverages",
     # k-means
-    "kmeans_tuples", "PrivateKMeansEasy",
+    "PrivateKMeansEasy",
     "MAX_TUPLES",
 ]
 
@@ -82,7 +84,7 @@ MAX_K = 10_000
 
 #: Largest Γ of PrivatekNoisyCenters: beyond it the log-separations' sensitivity k·ln((Γ+2)/(Γ-2)) is so small
 #: that their exact release on a grid would need more than 52 bits.
-_MAX_GAMMA = 1e9
+MAX_GAMMA = 1e9
 _GRID_LIMIT = 2**52  # largest number of grid points an interior point may range over (exact integers)
 
 
@@ -95,16 +97,6 @@ def _positive(x, name):
 
 def _prob(x, name):
     return check_probability(x, name)
-
-
-#: Smallest failure probability ``beta`` accepted: the number of tuples (and the quadratic niceness test on them)
-#: grows with log(1/beta); below 1e-30 a fit would take minutes for no meaningful gain.
-MIN_BETA = 1e-30
-
-
-def _beta(x, name="beta"):
-    """A failure probability in [MIN_BETA, 1)."""
-    return check_real(x, name, low=MIN_BETA, high=1.0, high_open=True)
 
 
 @contextlib.contextmanager
@@ -123,15 +115,6 @@ def _analysis_term(ledger, name, epsilon, delta):
     guarantee covers both branches). Never used for noise: every noisy release is recorded by its mechanism."""
     if ledger is not None:
         ledger.record(name, epsilon, delta)
-
-
-def _split_stream(rng):
-    """A generator seeded from one draw of ``rng``, for the data-independent random split of a sample.
-
-    Its stream never coincides with that of a data generator seeded like the estimator (both with seed 0, say):
-    drawn from the same stream, the split would follow the generator's own draws (e.g. the component labels of
-    a simulated mixture) and every chunk would hold a single component."""
-    return np.random.default_rng(int(rng.integers(2**63)))
 
 
 def canonical_order(C: ArrayLike) -> np.ndarray:
@@ -248,6 +231,7 @@ def interior_point_quality(x: ArrayLike, z: float | ArrayLike, low: float, high:
     return np.minimum(left, right)
 
 
+@validate_params(epsilon=Epsilon(), size=NoneOr(Int(1, MAX_ALLOCATION)), ledger=Ledger())
 def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float, resolution: float,
                            rng: RNGLike = None, *, size: int | None = None, ledger: PrivacyLedger | None = None,
                            name: str = "interior point") -> float | np.ndarray:
@@ -296,14 +280,9 @@ def private_interior_point(x: ArrayLike, epsilon: float, low: float, high: float
     >>> 0.3 < z < 0.7
     True
     """
-    eps = check_epsilon(epsilon)
     low, high, xi, n_grid = _grid(low, high, resolution)
-    if size is not None:
-        check_int(size, "size", 1, MAX_ALLOCATION)
-    check_ledger(ledger)
     x = _check_1d(x)
-    rng = check_rng(rng, "rng")
-    return _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name)
+    return _interior_point(x, epsilon, low, high, xi, n_grid, check_rng(rng), size, ledger, name)
 
 
 def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
@@ -314,6 +293,7 @@ def _interior_point(x, eps, low, high, xi, n_grid, rng, size, ledger, name):
     return float(out) if size is None else out
 
 
+@validate_params(epsilon=Epsilon(), t=Int(1), ledger=Ledger())
 def private_bounding_segment(x: ArrayLike, t: int, epsilon: float, low: float, high: float, resolution: float,
                              rng: RNGLike = None, *, ledger: PrivacyLedger | None = None,
                              name: str = "bounding segment") -> tuple[float, float]:
@@ -348,13 +328,9 @@ def private_bounding_segment(x: ArrayLike, t: int, epsilon: float, low: float, h
     >>> 0.3 < z1 <= z2 < 0.7
     True
     """
-    eps = check_epsilon(epsilon)
-    t = check_int(t, "t", 1)
     low, high, xi, n_grid = _grid(low, high, resolution)
-    check_ledger(ledger)
     x = _check_1d(x)
-    rng = check_rng(rng, "rng")
-    return _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name)
+    return _bounding_segment(x, t, epsilon, low, high, xi, n_grid, check_rng(rng), ledger, name)
 
 
 def _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name):
@@ -367,6 +343,7 @@ def _bounding_segment(x, t, eps, low, high, xi, n_grid, rng, ledger, name):
     return (min(z1, z2), max(z1, z2))
 
 
+@validate_params(epsilon=Epsilon(), n_grid=Int(1), beta=tuples.check_beta)
 def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     """The t of PrivAvg1D step 1: ``ceil((16/epsilon) ln(4(N+1)/beta)) + 2`` (N = ``n_grid``).
 
@@ -378,15 +355,13 @@ def bounding_segment_t(epsilon: float, n_grid: int, beta: float) -> int:
     >>> bounding_segment_t(1.0, 1000, 0.05)
     183
     """
-    eps = check_epsilon(epsilon)
-    n_grid = check_int(n_grid, "n_grid", 1)
-    beta = _beta(beta)
-    t = (16.0 / eps) * math.log(4 * (n_grid + 1) / beta)
+    t = (16.0 / epsilon) * math.log(4 * (n_grid + 1) / beta)
     if not t < 2.0**62:
-        raise ValueError(f"epsilon={eps} is too small: the bounding segment would need t > 2^62 points")
+        raise ValueError(f"epsilon={epsilon} is too small: the bounding segment would need t > 2^62 points")
     return int(math.ceil(t)) + 2
 
 
+@validate_params(epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta)
 def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, high: float, resolution: float, *,
                        n_public: float, beta: float = 0.05, rng: RNGLike = None, ledger: PrivacyLedger | None = None,
                        name: str = "PrivAvg1D") -> float:
@@ -426,16 +401,12 @@ def private_average_1d(x: ArrayLike, epsilon: float, delta: float, low: float, h
     >>> abs(y - 0.25) < 0.01, led.total()
     (True, (1.0, 1e-06))
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
     low, high, xi, n_grid = _grid(low, high, resolution)
     n_pub = check_n_public(n_public)
     check_ledger(ledger)
     x = _check_1d(x)
-    rng = check_rng(rng, "rng")
-    t = bounding_segment_t(eps, n_grid, beta)
-    return _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name)
+    t = bounding_segment_t(epsilon, n_grid, beta)
+    return _average_1d(x, epsilon, delta, low, high, xi, n_grid, n_pub, t, check_rng(rng), ledger, name)
 
 
 def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
@@ -451,6 +422,7 @@ def _average_1d(x, eps, dl, low, high, xi, n_grid, n_pub, t, rng, ledger, name):
 # =====================================================================================================
 # d-dimensional private average (Prop. 2.2.6 / A.1.3, and the random-rotation variant of §4.3.2)
 # =====================================================================================================
+@validate_params(d=Int(1, 4096), rng=Rng())
 def random_rotation(d: int, rng: RNGLike = None) -> np.ndarray:
     """A Haar-random orthogonal d x d matrix (QR of a Gaussian matrix with the sign fix). Public randomness.
 
@@ -461,8 +433,6 @@ def random_rotation(d: int, rng: RNGLike = None) -> np.ndarray:
     >>> bool(np.allclose(U @ U.T, np.eye(3)))
     True
     """
-    d = check_int(d, "d", 1, 4096)
-    rng = check_rng(rng, "rng")
     q, r = np.linalg.qr(rng.normal(size=(d, d)))  # not privacy noise: a data-independent random rotation
     return q * np.sign(np.diag(r))[None, :]
 
@@ -534,7 +504,7 @@ def private_average(X: ArrayLike, epsilon: float, delta: float, radius: float, c
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     rad = check_radius(radius)
-    beta = _beta(beta)
+    beta = tuples.check_beta(beta)
     rotate = check_bool(rotate, "rotate")
     check_options(composition, "composition", ("auto", "basic", "advanced"))
     xi = rad * 1e-4 if resolution is None else _positive(resolution, "resolution")
@@ -599,25 +569,6 @@ def _private_average(X, eps, dl, rad, c, xi, rotate, n_pub, beta, composition, r
 # =====================================================================================================
 # k-tuple clustering: partitions and the niceness statistic (§1.2, Alg. 4.1)
 # =====================================================================================================
-def _tuple_shape(T, n_clusters=None, name="T"):
-    """The public shape ``(n, k, d)`` of a tuple set, read without touching its values."""
-    if isinstance(T, (str, bytes)):
-        raise BadTypeError(f"{name} must be an array of shape (n_tuples, k, d), got a string")
-    shape = tuple(np.shape(T))
-    if len(shape) != 3:
-        raise ValueError(f"{name} must have shape (n_tuples, k, d), got shape {shape}")
-    if shape[0] < 1 or shape[1] < 1 or shape[2] < 1:
-        raise ValueError(f"{name} is empty (shape {shape})")
-    if n_clusters is not None and shape[1] != n_clusters:
-        raise ValueError(f"{name} has tuples of size {shape[1]}, expected n_clusters={n_clusters}")
-    return shape
-
-
-def _check_tuples(T, name="T", n_clusters=None):
-    _tuple_shape(T, n_clusters, name)
-    return check_data(T, name, ndim=3)
-
-
 def tuple_separation(X: ArrayLike) -> np.ndarray:
     """``D_i(X) = min_{j != i} ||x_i - x_j||`` for one tuple X of shape (k, d) (inf when k = 1).
 
@@ -627,13 +578,7 @@ def tuple_separation(X: ArrayLike) -> np.ndarray:
     [1.0, 4.242640687119285, 1.0]
     """
     X = check_data(X, "X")
-    return _separation(X)
-
-
-def _separation(X):
-    d2 = _kernels.sq_distances(X, X)
-    np.fill_diagonal(d2, np.inf)
-    return np.sqrt(d2.min(axis=1))
+    return tuples.separation(X)
 
 
 def partitioned_by(T: ArrayLike, centers: ArrayLike, radii: ArrayLike) -> np.ndarray:
@@ -650,7 +595,7 @@ def partitioned_by(T: ArrayLike, centers: ArrayLike, radii: ArrayLike) -> np.nda
     >>> partitioned_by(T, [[0.0, 0.0], [10.0, 0.0]], [1.0, 1.0]).tolist()
     [True, False]
     """
-    T = _check_tuples(T)
+    T = tuples.check_tuples(T)
     C = check_data(centers, "centers", n_features=T.shape[2])
     r = _vector(radii, "radii", C.shape[0])
     if np.any(r < 0):
@@ -689,12 +634,12 @@ def close_tuple_counts(T: ArrayLike, candidates: ArrayLike, gamma: float) -> tup
     ([2], [True])
     """
     gamma = _positive(gamma, "gamma")
-    T = _check_tuples(T)
+    T = tuples.check_tuples(T)
     shape = np.shape(candidates) if not isinstance(candidates, (str, bytes)) else ()
     if len(shape) == 2:
         Cand = check_data(candidates, "candidates")[None]
     else:
-        Cand = _check_tuples(candidates, "candidates")
+        Cand = tuples.check_tuples(candidates, "candidates")
     if Cand.shape[1:] != T.shape[1:]:
         raise ValueError(f"candidates must be tuples of shape {T.shape[1:]}, got {Cand.shape[1:]}")
     return _close_tuple_counts(T, Cand, gamma)
@@ -702,7 +647,7 @@ def close_tuple_counts(T: ArrayLike, candidates: ArrayLike, gamma: float) -> tup
 
 def _close_tuple_counts(T, Cand, gamma):
     n, k, _ = T.shape
-    D = np.stack([_separation(X) for X in Cand]) if k > 1 else np.full((Cand.shape[0], 1), np.inf)
+    D = np.stack([tuples.separation(X) for X in Cand]) if k > 1 else np.full((Cand.shape[0], 1), np.inf)
     valid = np.all(D > 0, axis=1)
     r2 = (D / gamma) ** 2
     tn = (T * T).sum(axis=2)  # (n, k)
@@ -721,6 +666,7 @@ def _close_tuple_counts(T, Cand, gamma):
 # =====================================================================================================
 # GoodCenters: the private niceness test (Alg. 4.2)
 # =====================================================================================================
+@validate_params(n=Int(1, MAX_TUPLES), epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta)
 def good_centers_params(n: int, epsilon: float, delta: float, beta: float) -> dict:
     """Public parameters of GoodCenters(T, epsilon, delta, beta) for n tuples (Alg. 4.2).
 
@@ -744,11 +690,7 @@ def good_centers_params(n: int, epsilon: float, delta: float, beta: float) -> di
     >>> p["m"], p["ell"]
     (5, 455)
     """
-    n = check_int(n, "n", 1, MAX_TUPLES)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
-    return _good_centers_params(n, eps, dl, beta)
+    return _good_centers_params(n, epsilon, delta, beta)
 
 
 def _log1p_a_expm1(a, x):
@@ -812,13 +754,14 @@ def _test_close_tuples(q, valid, n, m, eps, eps2, beta, rng, ledger, name):
     return status, first
 
 
-def _check_gamma_far(gamma):
+def _check_gamma_far(gamma, name="gamma"):
     gamma = _positive(gamma, "gamma")
     if gamma <= 2:
         raise ValueError(f"gamma must be > 2 (the balls must be disjoint), got {gamma}")
     return gamma
 
 
+@validate_params(epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta, gamma=_check_gamma_far, ledger=Ledger())
 def good_centers(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma: float, rng: RNGLike = None, *,
                  ledger: PrivacyLedger | None = None, name: str = "GoodCenters") -> tuple[bool, np.ndarray | None]:
     """GoodCenters (paper Alg. 4.2) — the private niceness test. The status is epsilon-DP (pure) w.r.t.
@@ -858,18 +801,12 @@ def good_centers(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma:
     >>> ok, X.shape
     (True, (2, 2))
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
-    gamma = _check_gamma_far(gamma)
-    check_ledger(ledger)
-    n = _tuple_shape(T)[0]
-    prm = good_centers_params(n, eps, dl, beta)
-    T = _check_tuples(T)
-    rng = check_rng(rng, "rng")
-    return _good_centers_run(T, eps, dl, beta, gamma, prm, rng, ledger, name)
+    prm = good_centers_params(tuples.tuple_shape(T)[0], epsilon, delta, beta)
+    T = tuples.check_tuples(T)
+    return _good_centers_run(T, epsilon, delta, beta, gamma, prm, check_rng(rng), ledger, name)
 
 
+@validate_params(epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta, gamma=_check_gamma_far)
 def good_centers_status_samples(T: ArrayLike, epsilon: float, delta: float, beta: float, gamma: float, size: int,
                                 rng: RNGLike = None) -> np.ndarray:
     """``size`` independent GoodCenters status bits on T in one vectorised call (for audits and figures).
@@ -885,25 +822,23 @@ def good_centers_status_samples(T: ArrayLike, epsilon: float, delta: float, beta
     >>> float(good_centers_status_samples(T, 1.0, 1e-6, 0.05, 10.0, 200, rng=0).mean()) > 0.9
     True
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
-    gamma = _check_gamma_far(gamma)
-    n = _tuple_shape(T)[0]
+    n = tuples.tuple_shape(T)[0]
     size = check_int(size, "size", 1, max(1, MAX_ALLOCATION // max(n, 1)))
-    prm = good_centers_params(n, eps, dl, beta)
-    T = _check_tuples(T)
+    prm = good_centers_params(n, epsilon, delta, beta)
+    T = tuples.check_tuples(T)
     rng = check_rng(rng, "rng")
     q_all, valid_all = _close_tuple_counts(T, T, gamma)
     idx = np.argpartition(rng.random((size, n)), prm["m"] - 1, axis=1)[:, : prm["m"]]
-    status, _ = _test_close_tuples(q_all[idx], valid_all[idx], n, prm["m"], eps, prm["eps2"], beta, rng, None,
-                                   "GoodCenters")
+    status, _ = _test_close_tuples(q_all[idx], valid_all[idx], n, prm["m"], epsilon, prm["eps2"], beta, rng,
+                                   None, "GoodCenters")
     return status.astype(float)
 
 
 # =====================================================================================================
 # PrivatekAverages (Alg. 4.3) and PrivatekNoisyCenters (Alg. 4.4)
 # =====================================================================================================
+@validate_params(n=Int(1, MAX_TUPLES), n_clusters=Int(1, MAX_ALLOCATION), epsilon=Epsilon(), delta=Delta(),
+                 beta=tuples.check_beta)
 def private_kaverages_params(n: int, n_clusters: int, epsilon: float, delta: float, beta: float = 0.05) -> dict:
     """Public parameters of PrivatekAverages (Alg. 4.3): GoodCenters at (eps/2, delta_s, beta/2) with
     ``delta_s = delta/(2(1+e^eps))``; its (m, ell); the group size ``g = 2(ell+1)k``; the per-cluster budget
@@ -916,12 +851,7 @@ def private_kaverages_params(n: int, n_clusters: int, epsilon: float, delta: flo
     >>> p["ell"], p["g"], round(p["eps_hat"], 6)
     (49, 200, 0.01)
     """
-    n = check_int(n, "n", 1, MAX_TUPLES)
-    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
-    return _kaverages_params(n, k, eps, dl, beta)
+    return _kaverages_params(n, n_clusters, epsilon, delta, beta)
 
 
 class _EpsilonTooLargeError(ValueError):
@@ -954,31 +884,6 @@ def _noisy_centers_gc_params(n, eps, dl, beta, f):
     return prm
 
 
-class _Shares(Spec):
-    """``size`` positive finite shares; ``normalise`` rescales them to sum 1, else they must sum to 1."""
-
-    def __init__(self, size, normalise=False):
-        self.size, self.normalise = size, normalise
-
-    def __call__(self, value, name):
-        if isinstance(value, (str, bytes)):
-            raise BadTypeError(f"{name} must be {self.size} positive numbers, got a string")
-        try:
-            raw = np.asarray(value)
-        except Exception:
-            raise BadTypeError(f"{name} must be {self.size} positive numbers, got {value!r}") from None
-        if raw.dtype.kind not in "iuf":
-            raise BadTypeError(f"{name} must be {self.size} positive numbers, got {value!r}")
-        f = raw.astype(float)
-        if f.shape != (self.size,) or not np.all(np.isfinite(f)) or np.any(f <= 0):
-            raise ValueError(f"{name} must be {self.size} positive finite numbers, got {value!r}")
-        if self.normalise:
-            return f / f.sum()
-        if abs(f.sum() - 1) > 1e-9:
-            raise ValueError(f"{name} must sum to 1, got {value!r}")
-        return f
-
-
 class _KTupleBase(DPEstimator):
     """Shared plumbing of the k-tuple algorithms: they are fitted on a tuple set ``T`` of shape
     (n_tuples, k, d), whose shape is public (the number of tuples n is public, neighbours replace a tuple).
@@ -1003,7 +908,7 @@ class _KTupleBase(DPEstimator):
         Sets ``status_`` (True = Success), ``cluster_centers_`` (k x d, canonical order; None on Failure)
         and ``ledger_``. Preconditions on public parameters are checked before the data is read."""
         p = self._validate_params()
-        n, _, d = _tuple_shape(T, p.n_clusters)
+        n, _, d = tuples.tuple_shape(T, p.n_clusters)
         with self._budget_context(p):
             self._public_params(p, n, d)
         return super().fit(T, y)
@@ -1249,8 +1154,8 @@ class PrivatekNoisyCenters(_KTupleBase):
 
     _budget_params = ("epsilon", "delta", "delta_split")
     _parameters = dict(n_clusters=Int(2, MAX_K), epsilon=Epsilon(), delta=Delta(),
-                       gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
-                       beta=Real(MIN_BETA, 1.0, high_open=True), delta_split=_Shares(3),
+                       gamma=NoneOr(Real(4.0, MAX_GAMMA, low_open=True)),
+                       beta=Real(MIN_BETA, 1.0, high_open=True), delta_split=tuples.Shares(3),
                        random_state=RandomState(), ledger=Ledger())
 
     def __init__(self, n_clusters: int, epsilon: float, delta: float, *, gamma: float | None = None,
@@ -1273,9 +1178,9 @@ class PrivatekNoisyCenters(_KTupleBase):
         elif d is not None:
             prm["gamma"] = _min_gamma(p.n_clusters, d, p.epsilon, p.delta, p.beta, tuple(float(v) for v in f),
                                       "discrete", 0.25)
-            if prm["gamma"] > _MAX_GAMMA:
+            if prm["gamma"] > MAX_GAMMA:
                 raise ValueError(f"epsilon={p.epsilon} is too small for PrivatekNoisyCenters: the default gamma "
-                                 f"would exceed {_MAX_GAMMA:g}")
+                                 f"would exceed {MAX_GAMMA:g}")
         if enforce and n < prm["min_n"]:
             raise ValueError(f"n_tuples={n} is too small: PrivatekNoisyCenters needs n >= 2*ell+2 = {prm['min_n']} "
                              f"at epsilon={p.epsilon}, delta={p.delta}, beta={p.beta}")
@@ -1295,7 +1200,7 @@ class PrivatekNoisyCenters(_KTupleBase):
                            eps / 2, (f[1] + f[2]) * dl)
             return None, False
         C = canonical_order(X)  # canonical BEFORE noise: the output law does not depend on storage order
-        D = _separation(C)  # > 0: GoodCenters never selects a tuple with duplicate points
+        D = tuples.separation(C)  # > 0: GoodCenters never selects a tuple with duplicate points
         sens = k * math.log1p(4.0 / (gamma - 2))  # L1 sensitivity of (ln D_i)_i: k ln((Γ+2)/(Γ-2))
         lam_hat = laplace_mechanism(np.log(D), sens, eps / 4, rng, l0_sensitivity=k, ledger=ledger,
                                     name="λ̂ = ln D_i + Lap(b): k log-separations")
@@ -1358,8 +1263,8 @@ def noisy_centers_min_gamma(n_clusters: int, n_features: int, epsilon: float, de
     d = check_int(n_features, "n_features", 1)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    beta = _beta(beta)
-    f = _Shares(3)(delta_split, "delta_split")
+    beta = tuples.check_beta(beta)
+    f = tuples.Shares(3)(delta_split, "delta_split")
     check_options(gaussian_method, "gaussian_method", ("discrete", "analytic", "classic"))
     target = _prob(target, "target")
     if gaussian_method == "classic" and eps / (4 * k) >= 1:
@@ -1402,79 +1307,6 @@ def _min_gamma(k, d, eps, dl, beta, f, method, target):
 # =====================================================================================================
 # k-means on easy instances (§5)
 # =====================================================================================================
-def kmeans_tuples(X: ArrayLike, n_clusters: int, n_tuples: int, rng: RNGLike = None, *,
-                  labels: ArrayLike | None = None, n_iter: int = 20,
-                  method: Literal["batched", "sklearn"] = "batched") -> np.ndarray:
-    """Sample-and-aggregate input: split X into ``n_tuples`` data-independent chunks and run k-means++ on each;
-    returns the tuple set (n_tuples, k, d) (not private).
-
-    Chunks: every point gets its own independent uniform chunk label (``labels`` may pass them), so adding or
-    removing one point changes one chunk, hence one tuple (never split by value). A chunk with fewer than k
-    distinct points yields a degenerate tuple (duplicate points) that just fails the closeness test; an empty
-    chunk yields the all-zero tuple.
-
-    ``method="batched"`` (default): k-means++ seeding (D² sampling) followed by exactly ``n_iter`` Lloyd
-    iterations, vectorised over all chunks at once (the package's per-chunk k-means kernel, whose random
-    numbers are drawn per chunk: with a fixed seed, a point changes its own tuple only, bit for bit).
-    ``method="sklearn"``: scikit-learn ``KMeans(init="k-means++", n_init=1)`` per chunk (slow; a reference).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 500, axis=0)
-    >>> kmeans_tuples(X, 2, 10, rng=0).shape
-    (10, 2, 2)
-    """
-    X = check_data(X)
-    n, d = X.shape
-    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
-    n_tuples = check_int(n_tuples, "n_tuples", 1, max(1, MAX_ALLOCATION // (k * d)))
-    n_iter = check_int(n_iter, "n_iter", 1, 10_000)
-    check_options(method, "method", ("batched", "sklearn"))
-    rng = check_rng(rng, "rng")
-    if labels is None:
-        labels = rng.integers(0, n_tuples, size=n)
-    else:
-        if isinstance(labels, (str, bytes)):
-            raise BadTypeError("labels must be an array of integers, got a string")
-        labels = np.asarray(labels)
-        if labels.dtype.kind not in "iu":
-            raise BadTypeError(f"labels must be integers, got dtype {labels.dtype}")
-        if labels.shape != (n,):
-            raise ValueError(f"labels must have one entry per row of X ({n}), got shape {labels.shape}")
-        if n and (labels.min() < 0 or labels.max() >= n_tuples):
-            raise ValueError(f"labels must lie in [0, n_tuples) = [0, {n_tuples})")
-    if method == "sklearn":
-        return _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng)
-    return _chunk_tuples(X, labels, n_tuples, k, rng, n_iter)
-
-
-def _chunk_tuples(X, labels, n_tuples, k, rng, n_iter, n_init=1, empty=0.0):
-    """The tuple set of per-chunk k-means (NaN centres of empty chunks replaced by the public ``empty``)."""
-    T, _ = _kernels.chunk_kmeans(X, labels, n_tuples, k, rng, n_iter=n_iter, n_init=n_init)
-    bad = np.isnan(T)
-    if bad.any():
-        T[bad] = np.broadcast_to(empty, T.shape)[bad]
-    return T
-
-
-def _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng):
-    from sklearn.cluster import KMeans
-
-    order = np.argsort(labels, kind="stable")
-    Xs, ls = X[order], labels[order]
-    bnd = np.searchsorted(ls, np.arange(n_tuples + 1))
-    out = np.zeros((n_tuples, k, X.shape[1]))
-    for t in range(n_tuples):  # loop over chunks (the reference implementation)
-        S = Xs[bnd[t]:bnd[t + 1]]
-        if S.shape[0] >= k:
-            out[t] = KMeans(n_clusters=k, init="k-means++", n_init=1,
-                            random_state=int(rng.integers(2**31 - 1))).fit(S).cluster_centers_
-        elif S.shape[0] > 0:
-            out[t] = S[np.arange(k) % S.shape[0]]
-    return out
-
-
 def min_valid_tuples(min_n_of: Callable[[int], float], *, max_tuples: int = MAX_TUPLES) -> int:
     """Smallest n with ``min_n_of(n) <= n`` (a public computation).
 
@@ -1512,6 +1344,8 @@ def min_valid_tuples(min_n_of: Callable[[int], float], *, max_tuples: int = MAX_
     return hi
 
 
+@validate_params(n_clusters=Int(2, MAX_ALLOCATION), epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta,
+                 delta_split=tuples.Shares(3))
 def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05,
                              delta_split: Sequence[float] = (0.25, 0.25, 0.5)) -> int:
     """Smallest number of tuples PrivatekNoisyCenters accepts (n >= 2 ell(n) + 2).
@@ -1521,14 +1355,10 @@ def min_tuples_noisy_centers(n_clusters: int, epsilon: float, delta: float, beta
     >>> min_tuples_noisy_centers(2, 4.0, 1e-6)
     324
     """
-    check_int(n_clusters, "n_clusters", 2, MAX_ALLOCATION)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
-    f = _Shares(3)(delta_split, "delta_split")
-    return min_valid_tuples(lambda n: _noisy_centers_gc_params(n, eps, dl, beta, f)["min_n"])
+    return min_valid_tuples(lambda n: _noisy_centers_gc_params(n, epsilon, delta, beta, delta_split)["min_n"])
 
 
+@validate_params(n_clusters=Int(1, MAX_ALLOCATION), epsilon=Epsilon(), delta=Delta(), beta=tuples.check_beta)
 def min_tuples_kaverages(n_clusters: int, epsilon: float, delta: float, beta: float = 0.05) -> int:
     """Smallest number of tuples PrivatekAverages accepts (n >= 2 ell(n) + 2).
 
@@ -1537,11 +1367,7 @@ def min_tuples_kaverages(n_clusters: int, epsilon: float, delta: float, beta: fl
     >>> min_tuples_kaverages(2, 4.0, 1e-6)
     282
     """
-    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    beta = _beta(beta)
-    return min_valid_tuples(lambda n: _kaverages_params(n, k, eps, dl, beta)["min_n"])
+    return min_valid_tuples(lambda n: _kaverages_params(n, n_clusters, epsilon, delta, beta)["min_n"])
 
 
 class PrivateKMeansEasy(CentroidMixin, DPEstimator):
@@ -1620,7 +1446,7 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
                        n_tuples=NoneOr(Int(2, MAX_TUPLES)), tuple_algorithm=Options("noisy_centers", "averages"),
                        tuple_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
                        count_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
-                       gamma=NoneOr(Real(4.0, _MAX_GAMMA, low_open=True)),
+                       gamma=NoneOr(Real(4.0, MAX_GAMMA, low_open=True)),
                        beta=Real(MIN_BETA, 1.0, high_open=True), kmeans_iter=Int(1, 10_000),
                        random_state=RandomState(), ledger=Ledger())
 
@@ -1691,8 +1517,8 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
         Z = np.clip(X, low, high)
         Z -= center  # centred at the public box centre: the tuples and G's noise work near the origin
         # 1. disjoint chunks by independent labels, k-means++ and Lloyd on each (not private)
-        split = _split_stream(rng)
-        T = _chunk_tuples(Z, split.integers(0, n_t, size=n), n_t, k, split, p.kmeans_iter)
+        split = tuples.split_stream(rng)
+        T = tuples.chunk_tuples(Z, split.integers(0, n_t, size=n), n_t, k, split, p.kmeans_iter)
         # 2. private k-tuple clustering
         with ledger.group(f"k-tuple clustering ({type(g).__name__}) on {n_t} chunk tuples"):
             C, status = g._run(T, gp, prm, ledger, rng)

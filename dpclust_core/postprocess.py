@@ -41,7 +41,7 @@ from . import _kernels
 from ._validation import (ArrayLike, BadTypeError, Bool, RNGLike, Int, NoneOr, Options, RandomState, Real,
                           check_bool, check_data, check_int, check_n_clusters, check_options, check_real, check_rng)
 from .base import CentroidMixin, Estimator
-from .kmeans.lloyd import DPLloyd, _project_l1, project_l1_ball
+from .kmeans.lloyd import DPLloyd, project_l1_ball
 
 __all__ = [
     "Transcript",
@@ -68,7 +68,7 @@ _MAX_PROPOSAL_VAR = 1e6  #: largest proposal variance (scaled units: the domain 
 # --------------------------------------------------------------------------------------------------
 def _project_domain(V, domain, radius):
     if domain == "l1":
-        return _project_l1(V, radius)
+        return _kernels.project_l1(V, radius)
     return np.clip(V, -radius, radius)
 
 

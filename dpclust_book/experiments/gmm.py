@@ -16,11 +16,13 @@ import numpy as np
 
 from dpclust_core import _kernels
 from dpclust_core import ktuple as _kt
+from dpclust_core import tuples
 from dpclust_core._validation import (MAX_ALLOCATION, BadTypeError, RNGLike, check_bool, check_delta, check_epsilon,
                                       check_int, check_options, check_radius, check_real, check_rng)
-from dpclust_core.gmm import (MixtureParams, NaiveNoisyGaussianMixture, PrivateGaussianMixture, _check_params,
-                              make_k_tuple, match_components, min_tuples, parameter_errors, sample_mixture, separates,
-                              simulate_chunk_means)
+from dpclust_core.gmm import (MixtureParams, NaiveNoisyGaussianMixture, PrivateGaussianMixture, check_mixture_params,
+                              make_k_tuple, min_tuples, sample_mixture)
+
+from .mixtures import match_components, parameter_errors, separates, simulate_chunk_means
 
 __all__ = ["fit_private_gmm_simulated", "compare_methods", "separation_success_rate", "separation_sample_complexity"]
 
@@ -30,7 +32,7 @@ def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: 
                               random_state: RNGLike = None) -> PrivateGaussianMixture:
     """Fit ``estimator`` on a sample of about ``t·n' + n2`` points without materialising ``X1``.
 
-    ``X1``'s tuples come from :func:`~dpclust_core.gmm.simulate_chunk_means` (exact when the labeler recovers the partition),
+    ``X1``'s tuples come from :func:`~dpclust_book.experiments.mixtures.simulate_chunk_means` (exact when the labeler recovers the partition),
     ``X2`` is sampled for real; then :meth:`~dpclust_core.gmm.PrivateGaussianMixture.fit_tuples`. Returns the fitted estimator.
 
     Examples
@@ -41,7 +43,7 @@ def fit_private_gmm_simulated(params: MixtureParams, n_tuples: int, chunk_size: 
     >>> fit_private_gmm_simulated(P, 324, 2000, 5000, est, random_state=0).success_
     True
     """
-    params = _check_params(params)
+    params = check_mixture_params(params)
     if not isinstance(estimator, PrivateGaussianMixture):
         raise BadTypeError(f"estimator must be a PrivateGaussianMixture, got {type(estimator).__name__}")
     n2 = check_int(n2, "n2", 0, MAX_ALLOCATION // params.n_features)
@@ -74,7 +76,7 @@ def compare_methods(params: MixtureParams, n: int, *, epsilon: float, delta: flo
     """
     from sklearn.mixture import GaussianMixture
 
-    params = _check_params(params)
+    params = check_mixture_params(params)
     k = params.n_components
     n = check_int(n, "n", 1, 2**62)
     eps = check_epsilon(epsilon)
@@ -139,11 +141,11 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
                             n_eval_per_component: int = 500,
                             criterion: Literal["samples", "centers", "both"] = "samples",
                             stop_below: float | None = None, random_state: RNGLike = None) -> float:
-    """Success rate of the **private separation** step (paper §7 criterion, :func:`~dpclust_core.gmm.separates`) over ``reps`` runs.
+    """Success rate of the **private separation** step (paper §7 criterion, :func:`~dpclust_book.experiments.mixtures.separates`) over ``reps`` runs.
 
-    Each run simulates ``n_tuples`` tuples of chunk means of ``chunk_size`` samples (:func:`~dpclust_core.gmm.simulate_chunk_means`),
+    Each run simulates ``n_tuples`` tuples of chunk means of ``chunk_size`` samples (:func:`~dpclust_book.experiments.mixtures.simulate_chunk_means`),
     runs ``G`` and scores the released centres with ``criterion``: ``"samples"`` (the paper's: they separate
-    ``n_eval_per_component`` fresh samples per component, :func:`~dpclust_core.gmm.separates`), ``"centers"`` (after optimal
+    ``n_eval_per_component`` fresh samples per component, :func:`~dpclust_book.experiments.mixtures.separates`), ``"centers"`` (after optimal
     matching every centre is within ``D_i/4`` of its mean, ``D_i`` the distance to the nearest other mean) or
     ``"both"``. With k = 2 random centres separate the samples by luck about half the time; ``"centers"`` does
     not have that weakness. ``radius`` (default ``2·max‖μ_i‖ + 10``) is the public domain of PrivatekAverages
@@ -157,7 +159,7 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
     >>> separation_success_rate(paper_mixture(2, 2, R=20.0), 4.0, 1e-6, 324, 10_000, reps=2, random_state=0)
     1.0
     """
-    params = _check_params(params)
+    params = check_mixture_params(params)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     n_tuples = check_int(n_tuples, "n_tuples", 1, _kt.MAX_TUPLES)
@@ -165,7 +167,7 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
     reps = check_int(reps, "reps", 1, 10**6)
     check_options(k_tuple, "k_tuple", ("noisy_centers", "averages"))
     check_options(criterion, "criterion", ("samples", "centers", "both"))
-    beta = _kt._beta(beta)
+    beta = tuples.check_beta(beta)
     if stop_below is not None:
         stop_below = check_real(stop_below, "stop_below", low=0.0, high=1.0)
     rng = check_rng(random_state, "random_state")
@@ -175,9 +177,9 @@ def separation_success_rate(params: MixtureParams, epsilon: float, delta: float,
     k_tuple_params = dict(k_tuple_params or {})
     if k_tuple == "noisy_centers" and k_tuple_params.get("gamma") is None:  # compute the default Γ once
         gamma = _kt.noisy_centers_min_gamma(k, params.n_features, eps, dl, beta)
-        if gamma > _kt._MAX_GAMMA:
+        if gamma > _kt.MAX_GAMMA:
             raise ValueError(f"epsilon={eps!r} is too small: PrivatekNoisyCenters would need a separation gamma of "
-                             f"{gamma:.3g}, above {_kt._MAX_GAMMA:g} (delta={dl!r}, beta={beta!r})")
+                             f"{gamma:.3g}, above {_kt.MAX_GAMMA:g} (delta={dl!r}, beta={beta!r})")
         k_tuple_params["gamma"] = gamma
     ok = fail = 0
     max_fail = math.inf if stop_below is None else reps * (1.0 - stop_below) + 1e-9
@@ -216,7 +218,7 @@ def separation_sample_complexity(params: MixtureParams, epsilon: float, delta: f
     >>> res["n_tuples"], res["chunk_size"] is not None
     (324, True)
     """
-    params = _check_params(params)
+    params = check_mixture_params(params)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     threshold = check_real(threshold, "threshold", low=0.0, high=1.0)

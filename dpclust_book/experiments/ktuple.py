@@ -7,7 +7,7 @@ algorithm many times on the same data would spend the budget many times over; th
 how often it succeeds.
 
 Tuple sets come from the exact simulators of the package (:func:`dpclust_book.experiments.ktuple.simulate_tuples`,
-:func:`dpclust_core.gmm.simulate_chunk_means`), which give the tuples k-means++ would produce on chunks of a
+:func:`dpclust_book.experiments.mixtures.simulate_chunk_means`), which give the tuples k-means++ would produce on chunks of a
 mixture when it recovers the chunk's true partition, at a cost of O(k d) a tuple.
 
 Examples
@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -28,12 +29,28 @@ import pandas as pd
 from dpclust_core import _kernels
 from dpclust_core import gmm as _gmm
 from dpclust_core import ktuple as _kt
-from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_bool, check_data,
+from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_bool, check_data, check_options,
                                       check_int, check_real, check_rng)
 from dpclust_core.kmeans import DPLloyd, EUGkM
-from dpclust_core.ktuple import MAX_TUPLES, PrivatekAverages, PrivatekNoisyCenters, _positive, _separation, _vector
+from dpclust_core.ktuple import MAX_TUPLES, PrivatekAverages, PrivatekNoisyCenters
+from dpclust_core.tuples import chunk_tuples
+from dpclust_core.tuples import separation as _separation
 
 from . import gmm as _gx
+from . import mixtures as _mx
+
+
+def _positive(x, name):
+    return check_real(x, name, low=0.0, low_open=True)
+
+
+def _vector(v, name, length):
+    """A finite real vector of the given length."""
+    arr = check_data(v, name, ndim=1)
+    if arr.shape != (length,):
+        raise ValueError(f"{name} must be a vector of length {length}, got shape {arr.shape}")
+    return arr
+
 
 __all__ = [
     # chapter 7
@@ -46,6 +63,8 @@ __all__ = [
     "errors_vs_separation", "separation_grid", "private_gmm_simulated",
     # the fast tuple simulator and the success criterion (§7)
     "simulate_tuples", "match_centers", "ktuple_trials",
+    # tuple sets of real data
+    "kmeans_tuples",
 ]
 
 
@@ -262,7 +281,7 @@ def simulator_check(centers, n_tuples: int = 300, samples_per_tuple: int = 200, 
     rng = check_rng(rng, "rng")
     N = n_tuples * samples_per_tuple
     X = C[rng.integers(0, k, N)] + rng.normal(size=(N, d))  # not privacy noise: a data generator
-    T_real = _kt.kmeans_tuples(X, k, n_tuples, rng, labels=np.arange(N) % n_tuples)
+    T_real = kmeans_tuples(X, k, n_tuples, rng, labels=np.arange(N) % n_tuples)
     T_sim = simulate_tuples(C, n_tuples, rng=rng, samples_per_tuple=samples_per_tuple)
 
     def rms(T):
@@ -527,7 +546,7 @@ def mixture_errors(true, fits: dict) -> pd.DataFrame:
     rows = []
     for name, est in fits.items():
         e = {"mean": np.nan, "cov": np.nan, "weight": np.nan, "tv_bound": np.nan} if est is None else \
-            _gmm.parameter_errors(true, est)
+            _mx.parameter_errors(true, est)
         rows.append({"method": name, "mean": e["mean"], "covariance": e["cov"], "weight": e["weight"],
                      "TV bound": e["tv_bound"]})
     return pd.DataFrame(rows).set_index("method")
@@ -535,7 +554,7 @@ def mixture_errors(true, fits: dict) -> pd.DataFrame:
 
 def chunk_means_check(params, n_tuples: int = 300, chunk_size: int = 200, seeds=(1, 1, 2)):
     """Distance of each tuple point to its nearest true mean: ``SampleTuples`` (k-means++ on real chunks)
-    against :func:`~dpclust_core.gmm.simulate_chunk_means`. ``seeds`` = (data, labeler, simulator).
+    against :func:`~dpclust_book.experiments.mixtures.simulate_chunk_means`. ``seeds`` = (data, labeler, simulator).
 
     Returns ``(quantiles, p_value)``: a DataFrame of the 10/50/90/99 % quantiles of both, and the two-sample
     Kolmogorov–Smirnov p-value of the two error distributions.
@@ -550,8 +569,8 @@ def chunk_means_check(params, n_tuples: int = 300, chunk_size: int = 200, seeds=
 
     k = params.n_components
     Xs, _ = _gmm.sample_mixture(params, n_tuples * chunk_size, random_state=seeds[0])
-    real = _gmm.sample_tuples(Xs, n_tuples, chunk_size, k, random_state=seeds[1])
-    sim = _gmm.simulate_chunk_means(params, n_tuples, chunk_size, random_state=seeds[2])
+    real = _mx.sample_tuples(Xs, n_tuples, chunk_size, k, random_state=seeds[1])
+    sim = _mx.simulate_chunk_means(params, n_tuples, chunk_size, random_state=seeds[2])
 
     def err(T):
         return np.linalg.norm(T[:, :, None] - params.means[None, None], axis=3).min(axis=2).ravel()
@@ -596,7 +615,7 @@ def true_means_failure_rate(params, n_eval_per_component: int = 500, n_draws: in
     >>> true_means_failure_rate(_gmm.paper_mixture(2, 2, 20.0), 100, 5)
     0.0
     """
-    ok = [_gmm.separates(params, params.means, n_eval_per_component, random_state=s) for s in range(n_draws)]
+    ok = [_mx.separates(params, params.means, n_eval_per_component, random_state=s) for s in range(n_draws)]
     return float(1.0 - np.mean(ok))
 
 
@@ -637,8 +656,8 @@ def naive_baseline(params, ns, epsilon: float = 1.0, delta: float = 1e-6, radius
         X, _ = _gmm.sample_mixture(params, int(n), random_state=int(n))
         est = _gmm.NaiveNoisyGaussianMixture(params.n_components, epsilon, delta, radius=radius,
                                              random_state=0).fit(X)
-        rows.append({"n": int(n), "naive": _gmm.parameter_errors(params, est.params())["mean"],
-                     "EM (non-private)": _gmm.parameter_errors(params, em_params(X, params.n_components))["mean"]})
+        rows.append({"n": int(n), "naive": _mx.parameter_errors(params, est.params())["mean"],
+                     "EM (non-private)": _mx.parameter_errors(params, em_params(X, params.n_components))["mean"]})
     return pd.DataFrame(rows)
 
 
@@ -663,10 +682,10 @@ def private_gmm_simulated(params, n: int, seed: int, *, epsilon: float = 1.0, de
 
 
 def private_gmm_errors(params, n: int, seed: int, **kwargs):
-    """:func:`~dpclust_core.gmm.parameter_errors` of :func:`private_gmm_simulated`, or None when the private
+    """:func:`~dpclust_book.experiments.mixtures.parameter_errors` of :func:`private_gmm_simulated`, or None when the private
     separation failed (the output ⊥)."""
     est = private_gmm_simulated(params, n, seed, **kwargs)
-    return _gmm.parameter_errors(params, est.params()) if est.success_ else None
+    return _mx.parameter_errors(params, est.params()) if est.success_ else None
 
 
 def _error_rows(errs, extra):
@@ -700,8 +719,8 @@ def errors_vs_n(R: float = 10.0, ns_private=(10**8, 10**9, 10**10), ns_real=(10*
                         for s in seeds])
     for n in ns_real:  # the non-private and naive fits on real samples
         X = _gmm.sample_mixture(P, int(n), random_state=int(n))[0]
-        em = _gmm.parameter_errors(P, em_params(X, 2))
-        nv = _gmm.parameter_errors(P, _gmm.NaiveNoisyGaussianMixture(2, epsilon, delta, radius=20.0,
+        em = _mx.parameter_errors(P, em_params(X, 2))
+        nv = _mx.parameter_errors(P, _gmm.NaiveNoisyGaussianMixture(2, epsilon, delta, radius=20.0,
                                                                       random_state=0).fit(X).params())
         rows += _error_rows([em, nv], [{"method": "EM (non-private)", "n": float(n), "seed": 0},
                                        {"method": "naive", "n": float(n), "seed": 0}])
@@ -724,8 +743,8 @@ def errors_vs_separation(Rs=(5, 10, 20, 40), n_private: int = 10**9, n_real: int
         P = _gmm.paper_mixture(2, 2, float(R))
         pr = private_gmm_errors(P, n_private, R, epsilon=epsilon, delta=delta, radius=4 * R + 10)
         X = _gmm.sample_mixture(P, n_real, random_state=R)[0]
-        em = _gmm.parameter_errors(P, em_params(X, 2))
-        nv = _gmm.parameter_errors(P, _gmm.NaiveNoisyGaussianMixture(2, epsilon, delta, radius=2 * R,
+        em = _mx.parameter_errors(P, em_params(X, 2))
+        nv = _mx.parameter_errors(P, _gmm.NaiveNoisyGaussianMixture(2, epsilon, delta, radius=2 * R,
                                                                       random_state=0).fit(X).params())
         rows += _error_rows([pr, em, nv], [{"method": m, "R": float(R)} for m in
                                            ("PrivateGaussianMixture", "EM (non-private)", "naive")])
@@ -870,3 +889,68 @@ def ktuple_trials(make_estimator: Callable[[int], PrivatekAverages | PrivatekNoi
         ok[r], err[r] = match_centers(out, C)
     return {"success_rate": float(ok.mean()), "status_rate": float(st.mean()),
             "median_error": float(np.median(err)), "errors": err}
+
+
+# ============================================================================ tuple sets of real data
+def kmeans_tuples(X: ArrayLike, n_clusters: int, n_tuples: int, rng: RNGLike = None, *,
+                  labels: ArrayLike | None = None, n_iter: int = 20,
+                  method: Literal["batched", "sklearn"] = "batched") -> np.ndarray:
+    """Sample-and-aggregate input: split X into ``n_tuples`` data-independent chunks and run k-means++ on each;
+    returns the tuple set (n_tuples, k, d) (not private).
+
+    Chunks: every point gets its own independent uniform chunk label (``labels`` may pass them), so adding or
+    removing one point changes one chunk, hence one tuple (never split by value). A chunk with fewer than k
+    distinct points yields a degenerate tuple (duplicate points) that just fails the closeness test; an empty
+    chunk yields the all-zero tuple.
+
+    ``method="batched"`` (default): k-means++ seeding (D² sampling) followed by exactly ``n_iter`` Lloyd
+    iterations, vectorised over all chunks at once (the package's per-chunk k-means kernel, whose random
+    numbers are drawn per chunk: with a fixed seed, a point changes its own tuple only, bit for bit).
+    ``method="sklearn"``: scikit-learn ``KMeans(init="k-means++", n_init=1)`` per chunk (slow; a reference).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 500, axis=0)
+    >>> kmeans_tuples(X, 2, 10, rng=0).shape
+    (10, 2, 2)
+    """
+    X = check_data(X)
+    n, d = X.shape
+    k = check_int(n_clusters, "n_clusters", 1, MAX_ALLOCATION)
+    n_tuples = check_int(n_tuples, "n_tuples", 1, max(1, MAX_ALLOCATION // (k * d)))
+    n_iter = check_int(n_iter, "n_iter", 1, 10_000)
+    check_options(method, "method", ("batched", "sklearn"))
+    rng = check_rng(rng, "rng")
+    if labels is None:
+        labels = rng.integers(0, n_tuples, size=n)
+    else:
+        if isinstance(labels, (str, bytes)):
+            raise BadTypeError("labels must be an array of integers, got a string")
+        labels = np.asarray(labels)
+        if labels.dtype.kind not in "iu":
+            raise BadTypeError(f"labels must be integers, got dtype {labels.dtype}")
+        if labels.shape != (n,):
+            raise ValueError(f"labels must have one entry per row of X ({n}), got shape {labels.shape}")
+        if n and (labels.min() < 0 or labels.max() >= n_tuples):
+            raise ValueError(f"labels must lie in [0, n_tuples) = [0, {n_tuples})")
+    if method == "sklearn":
+        return _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng)
+    return chunk_tuples(X, labels, n_tuples, k, rng, n_iter)
+
+
+def _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng):
+    from sklearn.cluster import KMeans
+
+    order = np.argsort(labels, kind="stable")
+    Xs, ls = X[order], labels[order]
+    bnd = np.searchsorted(ls, np.arange(n_tuples + 1))
+    out = np.zeros((n_tuples, k, X.shape[1]))
+    for t in range(n_tuples):  # loop over chunks (the reference implementation)
+        S = Xs[bnd[t]:bnd[t + 1]]
+        if S.shape[0] >= k:
+            out[t] = KMeans(n_clusters=k, init="k-means++", n_init=1,
+                            random_state=int(rng.integers(2**31 - 1))).fit(S).cluster_centers_
+        elif S.shape[0] > 0:
+            out[t] = S[np.arange(k) % S.shape[0]]
+    return out

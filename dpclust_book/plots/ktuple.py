@@ -345,7 +345,7 @@ def _ellipse(ax, mean, cov, **kw):
 def mixture_fit(true, X, labels, centres, private, em, max_points: int = 3000):
     """Top left: the mixture's sample and the private centres ĉ_i. Other panels: a zoom on each component
     (up to three) with the 2-sigma ellipses of the truth, the private fit and non-private EM."""
-    from dpclust_core.gmm import match_components
+    from dpclust_book.experiments.mixtures import match_components
 
     k = true.n_components
     fig, axes = stacked_2x2(2.97)

@@ -33,8 +33,8 @@ from .._validation import (ArrayLike, BadTypeError, Int, Real, RNGLike, Spec, ch
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator
 from ..mechanisms import laplace_grid, laplace_noise
-from .grid import (_GRID_PARAMS, DEFAULT_MAX_CELLS, DEFAULT_REFINE_ITER, DEFAULT_SCREEN_CELLS, MAX_K, GridSynopsis,
-                   _check_k_size, _fit_synopsis, _initial_centroids, _synopsis_search)
+from . import synopsis as engine
+from .synopsis import DEFAULT_MAX_CELLS, DEFAULT_REFINE_ITER, DEFAULT_SCREEN_CELLS, MAX_K, GridSynopsis
 
 __all__ = ["rt_validity", "synopsis_rt_validity", "k_cap", "choose_k", "ChooseKResult"]
 
@@ -220,7 +220,7 @@ def _select(syn, ks, inits, p):
     for k in ks:  # a loop over candidate k: post-processing of the one synopsis
         # EUGkM's search (screened on the largest cells when the grid is large), then the winner's cost on
         # the whole synopsis; the least synopsis cost wins (robust to a noisy total <= 0)
-        cands, _, _, b, _ = _synopsis_search(syn, inits[k], p.r, p.max_iter, p.tol, p.screen_cells, p.refine_iter)
+        cands, _, _, b, _ = engine.search(syn, inits[k], p.r, p.max_iter, p.tol, p.screen_cells, p.refine_iter)
         C = cands[b]
         cost = float(syn._costs(C[None])[0])
         inter = _min_pair_sq(C)
@@ -246,7 +246,7 @@ def _bootstrap_picks(syn, ks, warm, p, rng):
         counts = syn.counts + laplace_noise(b, syn.n_cells, rng)
         rep = GridSynopsis._trusted(counts, syn.m, syn.d, syn.r, syn.epsilon)
         inits = {k: np.concatenate([warm[k][None],
-                                    _initial_centroids("sphere_packing", n_fresh, k, syn.d, p.r, None, None, rng)])
+                                    engine.initial_centroids("sphere_packing", n_fresh, k, syn.d, p.r, None, None, rng)])
                  for k in ks}
         picks[i] = _select(rep, ks, inits, p)[0]
     return picks
@@ -268,7 +268,7 @@ class _ChooseK(DPEstimator):
     #: Post-processed releases (one per candidate k) and the public scale of their grids (see DPEstimator).
     _release_grids = {"scores_": 1.0, "centers_": "box", "scaled_centers_": lambda est: 2.0 * est.r,
                       "stability_": 1.0}
-    _parameters = dict({k: v for k, v in _GRID_PARAMS.items() if k not in ("n_clusters", "init")},
+    _parameters = dict({k: v for k, v in engine.GRID_PARAMS.items() if k not in ("n_clusters", "init")},
                        k_range=_KRange(), theta=Real(0.0, low_open=True), n_boot=Int(0, 1000),
                        min_stability=Real(0.0, 1.0), min_snr=Real(0.0, low_open=True))
 
@@ -300,11 +300,11 @@ class _ChooseK(DPEstimator):
         low, high = p.bounds
         d = X.shape[1]
         for k in p.k_range:
-            _check_k_size(k, d)
+            engine.check_k_size(k, d)
         X = read_dask_rows(X)  # dask: NaN/inf found, and the number of rows known, before any release
         Z = _kernels.scale_into(X, low, high, p.r)
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)
-        res = _fit_synopsis(Z, None, p.epsilon - eps_n, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
+        res = engine.fit(Z, None, p.epsilon - eps_n, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
                             max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol, rng=rng, ledger=ledger,
                             name="choose_k EUGkM")
         syn = res.synopsis
@@ -315,7 +315,7 @@ class _ChooseK(DPEstimator):
         self.too_few_records_ = not ks
         if not ks:  # nothing the synopsis can see: the smallest candidate, flagged
             ks = [p.k_range[0]]
-        inits = {k: _initial_centroids("sphere_packing", p.n_init, k, d, p.r, low, high, rng) for k in ks}
+        inits = {k: engine.initial_centroids("sphere_packing", p.n_init, k, d, p.r, low, high, rng) for k in ks}
         k_best, scores, _, best = _select(syn, ks, inits, p)
         self.k_ = k_best
         self.scores_ = scores

@@ -16,7 +16,7 @@ Two switching rules (both appear in the thesis):
 **N is private.** The thesis reads N in the switch and in EUGkM's grid. Here one noisy count (``n_share`` of
 epsilon) serves both, unless ``n_public`` publishes N; the switch and the grid then read only released values.
 The data are validated and scaled **once** per fit, and the two steps are the private entry points of EUGkM
-(:func:`~dpclust_core.kmeans.grid._fit_synopsis`) and of one DPLloyd-Impr round on the scaled data.
+(the synopsis engine of :mod:`dpclust_core.kmeans.synopsis`) and of one DPLloyd-Impr round on the scaled data.
 """
 from __future__ import annotations
 
@@ -26,13 +26,14 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import (ArrayLike, Bool, Real, RNGLike, Spec, BadTypeError, Options, check_epsilon, check_int,
-                           check_options, check_real, read_dask_rows)
+from .._validation import (ArrayLike, BadTypeError, Bool, Epsilon, HalfWidth, Int, Options, Real, RNGLike, Spec,
+                           check_real, read_dask_rows, validate_params)
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from .error_models import RHO, dplloyd_mse
-from .grid import (_COMMON_PARAMS, DEFAULT_MAX_CELLS, _check_d, _check_k_size, _check_n, _check_r, _fit_synopsis,
-                   _initial_centroids, eugkm_bias, eugkm_variance)
+from . import synopsis as syn
+from .grid import eugkm_bias, eugkm_variance
+from .synopsis import DEFAULT_MAX_CELLS
 
 __all__ = ["HYBRID_WEIGHTS", "hybrid_mse", "hybrid_decision", "HybridKMeans"]
 
@@ -68,6 +69,12 @@ def _hybrid_mse(eps, f, n, d, k, r, theta, weights, include_bias, rho):
     return out
 
 
+#: The checks of the error model's arguments, shared by :func:`hybrid_mse` and :func:`hybrid_decision`.
+_MODEL_SPECS = dict(epsilon=Epsilon(), n=syn.check_n, d=syn.check_d, k=Int(1, None), r=HalfWidth(),
+                    theta=Real(0.0, low_open=True), rho=Real(0.0, 0.5), weights=_check_weights)
+
+
+@validate_params(**_MODEL_SPECS)
 def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r: float = 1.0, theta: float = 10.0,
                weights: Sequence[float] = HYBRID_WEIGHTS, include_bias: bool = False,
                rho: float = RHO) -> float | np.ndarray:
@@ -100,11 +107,6 @@ def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r
     >>> f"{hybrid_mse(0.05, 0.02, 5000, 2, 15):.2g}"
     '0.072'
     """
-    eps = check_epsilon(epsilon)
-    n, d, k, r = _check_n(n), _check_d(d), check_int(k, "k", 1), _check_r(r)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
-    rho = check_real(rho, "rho", low=0.0, high=0.5)
-    weights = _check_weights(weights)
     if not isinstance(include_bias, (bool, np.bool_)):
         raise BadTypeError(f"include_bias must be True or False, got {include_bias!r}")
     if isinstance(f, (str, bytes)) or np.asarray(f).dtype.kind not in "iuf":
@@ -112,7 +114,7 @@ def hybrid_mse(epsilon: float, f: float | ArrayLike, n: float, d: int, k: int, r
     fa = np.asarray(f, dtype=float)
     if not np.all((fa > 0) & (fa < 1)):
         raise ValueError("f must lie in the open interval (0, 1)")
-    out = _hybrid_mse(eps, fa, n, d, k, r, theta, weights, bool(include_bias), rho)
+    out = _hybrid_mse(epsilon, fa, n, d, k, r, theta, weights, bool(include_bias), rho)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -129,6 +131,7 @@ def _decision(n, d, k, eps, policy, r, theta, weights, include_bias, f_step, rho
     return {"use_hybrid": bool(mse_h < var_full), "f": f, "mse_hybrid": mse_h, "var_eugkm": var_full}
 
 
+@validate_params(**_MODEL_SPECS, policy=Options(*POLICIES), f_step=Real(1e-6, 0.5, high_open=True))
 def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: Literal["regression", "half"] = "regression",
                     r: float = 1.0, theta: float = 10.0, weights: Sequence[float] = HYBRID_WEIGHTS,
                     include_bias: bool = False, f_step: float = 0.001, rho: float = RHO) -> dict:
@@ -163,16 +166,9 @@ def hybrid_decision(n: float, d: int, k: int, epsilon: float, policy: Literal["r
     >>> dec["use_hybrid"], round(dec["f"], 2)
     (False, 0.02)
     """
-    eps = check_epsilon(epsilon)
-    n, d, k, r = _check_n(n), _check_d(d), check_int(k, "k", 1), _check_r(r)
-    policy = check_options(policy, "policy", POLICIES)
-    theta = check_real(theta, "theta", low=0.0, low_open=True)
-    rho = check_real(rho, "rho", low=0.0, high=0.5)
-    weights = _check_weights(weights)
-    f_step = check_real(f_step, "f_step", low=1e-6, high=0.5, high_open=True)
     if not isinstance(include_bias, (bool, np.bool_)):
         raise BadTypeError(f"include_bias must be True or False, got {include_bias!r}")
-    return _decision(n, d, k, eps, policy, r, theta, weights, bool(include_bias), f_step, rho)
+    return _decision(n, d, k, epsilon, policy, r, theta, weights, bool(include_bias), f_step, rho)
 
 
 def _dplloyd_round(Z, C, epsilon, low, high, rho, r, rng, ledger):
@@ -290,7 +286,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
     _release_grids = {**DPEstimator._release_grids, "decision_": "domain2", "f_": 1.0,
                       "eugkm_scaled_centers_": "domain", "eugkm_centers_": "box", "round_": "domain",
                       "dplloyd_": None}
-    _parameters = dict(_COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
+    _parameters = dict(syn.COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
                        weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
                        rho=Real(0.0, 0.5))
 
@@ -326,8 +322,8 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
     def _fit(self, X, p, ledger, rng):
         low, high = p.bounds
         k, d = p.n_clusters, X.shape[1]
-        _check_k_size(k, d)
-        inits = _initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
+        syn.check_k_size(k, d)
+        inits = syn.initial_centroids(p.init, p.n_init, k, d, p.r, low, high, rng)
         X = read_dask_rows(X)  # dask: NaN/inf found, and the number of rows known, before any release
         Z = _kernels.scale_into(X, low, high, p.r)  # the one scaling of this fit
         n_est, eps_n = self._estimate_n(X, p, p.n_share * p.epsilon, rng, ledger)  # the one noisy N
@@ -335,7 +331,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
         dec = _decision(n_est, d, k, eps, p.policy, p.r, p.theta, p.weights, p.include_bias, p.f_step, p.rho)
         use = dec["use_hybrid"]
         eps_eug = dec["f"] * eps if use else eps
-        res = _fit_synopsis(Z, inits, eps_eug, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
+        res = syn.fit(Z, inits, eps_eug, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
                             max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol, rng=rng, ledger=ledger,
                             name="hybrid/EUGkM")
         C = res.centers[res.best]

@@ -1,6 +1,6 @@
 """DPLloyd and DPLloyd-Impr (thesis chapter 4: Algorithms 2–3, 12–14, Eqs. 4.6–4.9), Lee & Kifer's DP-KMEANS
-configuration (their Algorithm 1), sphere-packing initial centroids (Algorithm 12) and non-private Lloyd
-baselines.
+configuration (their Algorithm 1), sphere-packing initial centroids (Algorithm 12) and the non-private
+baseline :func:`best_of_lloyd`.
 
 Privacy model: **unbounded DP** (add/remove one record). The data domain is the **public** box ``bounds``;
 data are mapped into ``[-r, r]^d`` and points outside the box are **clipped** onto it (that is what makes the
@@ -26,17 +26,16 @@ identical, bit for bit, to the fit on ``X``, for any chunking.
 """
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 from typing import Literal
 
 import numpy as np
 
 from .. import _kernels
-from .._validation import (ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr, Options, RandomState,
-                           Real, RNGLike, Spec, check_bool, check_data, check_int, check_n_clusters, check_options,
-                           check_half_width, check_real, check_rng, is_dask_array, HalfWidth)
-from .._validation import NPublic
+from .._validation import (ArrayLike, BadTypeError, Bool, BoundsSpec, Epsilon, Int, Ledger, Options, RandomState,
+                           Real, RNGLike, Spec, check_data, check_int, check_n_clusters, check_options,
+                           check_real, check_rng, is_dask_array, HalfWidth)
+from .._validation import Data, NPublic, Rng, validate_params
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import _grid_step, laplace_mechanism
@@ -48,7 +47,6 @@ __all__ = [
     "random_centroids",
     "separated_centroids",
     "project_l1_ball",
-    "lloyd",
     "best_of_lloyd",
 ]
 
@@ -88,44 +86,7 @@ def project_l1_ball(V: ArrayLike, radius: float = 1.0) -> np.ndarray:
     ndim = np.ndim(V)
     V = check_data(V, "V", ndim=1 if ndim == 1 else 2)
     radius = check_real(radius, "radius", low=0.0, low_open=True)
-    return _project_l1(V, radius)
-
-
-def _project_l1(V, radius=1.0):
-    one = V.ndim == 1
-    W = np.atleast_2d(V).astype(float, copy=True)
-    A = np.abs(W)
-    outside = np.flatnonzero(A.sum(axis=1) > radius)
-    if outside.size:
-        allrows = outside.size == W.shape[0]
-        Ao = A if allrows else A[outside]
-        U = np.sort(Ao, axis=1)[:, ::-1]  # descending
-        # Duchi et al.'s threshold theta, computed relative to each row's largest magnitude U_1 (U <- U - U_1, so
-        # theta <- theta - U_1): differences of nearby magnitudes are exact, and the test U_j - (css_j - radius)/j
-        # > 0, written as css_j - j U_j < radius, is exactly true for j = 1, however far |v| dwarfs the radius
-        top = U[:, :1].copy()
-        U -= top
-        css = np.cumsum(U, axis=1)
-        j = np.arange(1, U.shape[1] + 1)
-        cond = css - j * U < radius
-        rho_idx = U.shape[1] - 1 - np.argmax(cond[:, ::-1], axis=1)  # last index where cond holds
-        theta = (css[np.arange(U.shape[0]), rho_idx] - radius) / (rho_idx + 1)
-        Ao -= top
-        Ao -= theta[:, None]
-        np.maximum(Ao, 0.0, out=Ao)  # the projected magnitudes; signs restored below
-        # rounding in theta (relative to |v|, not to the radius) can leave a row a little outside the ball, or
-        # put all of it at 0: shrink such a row onto the ball, so every output is inside it (the sensitivity of
-        # Lee & Kifer's sums rests on that)
-        norm = Ao.sum(axis=1)
-        over = norm > radius
-        if over.any():
-            Ao[over] *= (radius / norm[over])[:, None]
-            Ao[over] = np.minimum(Ao[over], radius)
-        if allrows:
-            W = np.copysign(Ao, W)
-        else:
-            W[outside] = np.copysign(Ao, W[outside])
-    return W[0] if one else W
+    return _kernels.project_l1(V, radius)
 
 
 def _uniform_l1_ball(n, d, rng):
@@ -164,6 +125,7 @@ def _check_k_d(k, d, extra=0):
     return k, d
 
 
+@validate_params(r=HalfWidth(), rng=Rng())
 def random_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None) -> np.ndarray:
     """k centroids uniform in the domain ``[-r, r]^d`` (original DPLloyd, Algorithm 3 line 2; data-independent).
 
@@ -186,11 +148,11 @@ def random_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None) -> np.
     ((3, 2), True)
     """
     k, d = _check_k_d(k, d)
-    r = check_half_width(r)
-    rng = check_rng(rng)
     return rng.uniform(-r, r, size=(k, d))
 
 
+@validate_params(max_tries=Int(1, _MAX_ELEMS), r=HalfWidth(), tol=Real(0.0, 1.0, high_open=True),
+                 max_steps=Int(1, 1000), return_radius=Bool(), rng=Rng())
 def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None, *, max_tries: int = 1000,
                              tol: float = 1e-6, max_steps: int = 50,
                              return_radius: bool = False) -> np.ndarray | tuple[np.ndarray, float]:
@@ -231,13 +193,7 @@ def sphere_packing_centroids(k: int, d: int, r: float = 1.0, rng: RNGLike = None
     >>> C.shape, bool(a > 0.2), bool(abs(C).max() <= 1 - a)
     ((5, 2), True, True)
     """
-    max_tries = check_int(max_tries, "max_tries", 1, _MAX_ELEMS)
     k, d = _check_k_d(k, d, extra=max_tries)
-    r = check_half_width(r)
-    tol = check_real(tol, "tol", low=0.0, high=1.0, high_open=True)
-    max_steps = check_int(max_steps, "max_steps", 1, 1000)
-    return_radius = check_bool(return_radius, "return_radius")
-    rng = check_rng(rng)
     C, a = _sphere_packing(k, d, r, rng, max_tries, tol, max_steps)
     return (C, a) if return_radius else C
 
@@ -324,53 +280,18 @@ def _separated(k, d, rng, r0=None, max_failures=1000, shrink=0.9, max_shrinks=50
     return acc
 
 
-# --------------------------------------------------------------------------------------------- Lloyd baselines
-def lloyd(X: ArrayLike, init: ArrayLike, n_iter: int = 100, tol: float = 0.0,
-          return_n_iter: bool = False) -> np.ndarray | tuple[np.ndarray, int]:
-    """Plain (non-private) Lloyd's algorithm, Eq. (2.9), from the given initial centroids.
-
-    Each iteration assigns every point to its nearest centroid (ties to the lowest index) and then moves every
-    non-empty cluster's centroid to its mean; an empty cluster keeps its centroid. Stops after ``n_iter``
-    iterations or when no centroid moves by more than ``tol`` (Euclidean). NOT private.
-
-    Parameters
-    ----------
-    X : array (n, d)
-    init : array (k, d)
-        Initial centroids.
-    n_iter : int, default 100
-        Most iterations (1..10^6).
-    tol : float, default 0.0
-        Stop when no centroid moves further than this (>= 0).
-    return_n_iter : bool, default False
-        Also return the number of iterations run.
-
-    Returns
-    -------
-    ndarray (k, d), or ``(centroids, n_iter)``
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]])
-    >>> lloyd(X, [[1.0, 1.0], [4.0, 4.0]]).tolist()
-    [[0.0, 0.5], [5.0, 5.5]]
-    """
-    X = check_data(X)
-    C = check_data(init, "init", n_features=X.shape[1], features_of="X")
-    check_int(C.shape[0], "init (number of rows)", 1, _MAX_K)
-    n_iter = check_int(n_iter, "n_iter", 1, 10**6)
-    tol = check_real(tol, "tol", low=0.0)
-    return_n_iter = check_bool(return_n_iter, "return_n_iter")
-    with _kernels.single_blas_thread():
-        C, it = _kernels.lloyd(X, C, max_iter=n_iter, tol=tol)
-    return (C, it) if return_n_iter else C
-
-
+# --------------------------------------------------------------------------------------------- the Lloyd baseline
+@validate_params(X=Data(), n_init=Int(1, 10_000), n_iter=Int(1, 10**6),
+                 init=Options("k-means++", "sphere_packing", "random"), r=HalfWidth(), rng=Rng())
 def best_of_lloyd(X: ArrayLike, k: int, n_init: int = 30, rng: RNGLike = None, *, n_iter: int = 100,
                   init: Literal["k-means++", "sphere_packing", "random"] = "k-means++",
                   r: float = 1.0) -> tuple[np.ndarray, float]:
     """The non-private baseline of the thesis: the best (lowest NICV) of ``n_init`` Lloyd runs. NOT private.
+
+    The library's one public non-private k-means, for study and as the baseline every private result is measured
+    against (the estimators run the same Lloyd kernel inside). Each run assigns every point to its nearest centre
+    (ties to the lowest index), then moves every non-empty cluster's centre to its mean, Eq. (2.9), until no centre
+    moves or after ``n_iter`` iterations.
 
     Parameters
     ----------
@@ -401,15 +322,9 @@ def best_of_lloyd(X: ArrayLike, k: int, n_init: int = 30, rng: RNGLike = None, *
     >>> sorted(C.tolist()), v
     ([[0.0, 0.0], [1.0, 1.0]], 0.0)
     """
-    X = check_data(X)
     n, d = X.shape
     k = check_n_clusters(k, n, "k")
     check_int(k, "k", 1, _MAX_K)
-    n_init = check_int(n_init, "n_init", 1, 10_000)
-    n_iter = check_int(n_iter, "n_iter", 1, 10**6)
-    init = check_options(init, "init", ("k-means++", "sphere_packing", "random"))
-    r = check_half_width(r)
-    rng = check_rng(rng)
     if init == "k-means++":
         inits = None
     elif init == "sphere_packing":
@@ -536,7 +451,7 @@ def _to_domain(X, low, high, r, l1_ball):
     if l1_ball:
         outside = np.flatnonzero(np.abs(Z).sum(axis=1) > 1.0)
         if outside.size:
-            Z[outside] = _project_l1(Z[outside])
+            Z[outside] = _kernels.project_l1(Z[outside])
     return Z
 
 
@@ -865,7 +780,7 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
         newC = C_prev.copy()
         newC[ok] = n_sums[ok] / n_counts[ok, None]
         if project:
-            newC = _project_l1(newC) if lee_kifer else np.clip(newC, -r, r)
+            newC = _kernels.project_l1(newC) if lee_kifer else np.clip(newC, -r, r)
         return _to_grid_towards_zero(newC, r)
 
     def update_rule(self, previous_centroids, noisy_counts, noisy_sums) -> np.ndarray:

@@ -49,14 +49,14 @@ import numpy as np
 
 from .. import _kernels
 from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, BoundsSpec, Epsilon, Int, Ledger, NoneOr,
-                           Options, RandomState, Real, RNGLike, Spec, check_data, check_epsilon, check_int,
+                           Options, RandomState, Real, RNGLike, Spec, check_epsilon, check_int,
                            check_ledger, check_real, check_rng, HalfWidth)
-from .._validation import NPublic
+from .._validation import Data, NPublic, validate_params
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from ..mechanisms import (_grid_index, _grid_step, _interval_grid, exponential_mechanism,
                           exponential_mechanism_intervals, laplace_mechanism)
-from .grid import MAX_K, _check_k_size, _check_n
+from .synopsis import MAX_K, check_k_size, check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
 
@@ -71,6 +71,7 @@ PGKM_MAX_ROUNDS = 30
 
 
 # ============================================================================ formulas
+@validate_params(widths=Data(ndim=1), k=Int(1), n_blocks=Int(1), epsilon=Epsilon())
 def gkm_noise_scale(widths: ArrayLike, k: int, n_blocks: int, epsilon: float) -> np.ndarray:
     """Laplace scale of Eq. (4.10) per dimension: ``2 (max_i - min_i) k d / (l epsilon)``.
 
@@ -92,12 +93,9 @@ def gkm_noise_scale(widths: ArrayLike, k: int, n_blocks: int, epsilon: float) ->
     >>> gkm_noise_scale([0.5, 2.0], 5, 100, 0.1).tolist()
     [1.0, 4.0]
     """
-    w = check_data(widths, "widths", ndim=1)
-    if np.any(w < 0):
+    if np.any(widths < 0):
         raise ValueError("widths must be >= 0")
-    k = check_int(k, "k", 1, MAX_ALLOCATION)
-    ell = check_int(n_blocks, "n_blocks", 1, MAX_ALLOCATION)
-    return 2.0 * w * k * w.size / (ell * check_epsilon(epsilon))
+    return 2.0 * widths * k * widths.size / (n_blocks * epsilon)
 
 
 def _pgkm_rounds(n, eps, m_sel, x=1.25e-3, max_rounds=None):
@@ -106,6 +104,7 @@ def _pgkm_rounds(n, eps, m_sel, x=1.25e-3, max_rounds=None):
     return R if max_rounds is None else min(R, max_rounds)
 
 
+@validate_params(n=check_n, epsilon=Epsilon(), m_sel=Int(1), x=Real(0.0, low_open=True), max_rounds=NoneOr(Int(1)))
 def pgkm_rounds(n: float, epsilon: float, m_sel: int = 10, x: float = 1.25e-3, max_rounds: int | None = None) -> int:
     """PrivGene's number of rounds, ``max(8, floor(x N epsilon / m'))`` with ``x = 1.25e-3`` (thesis §4.2).
 
@@ -129,12 +128,7 @@ def pgkm_rounds(n: float, epsilon: float, m_sel: int = 10, x: float = 1.25e-3, m
     >>> pgkm_rounds(107091, 2.0), pgkm_rounds(10**12, 1.0, max_rounds=50)
     (26, 50)
     """
-    n, eps = _check_n(n), check_epsilon(epsilon)
-    m_sel = check_int(m_sel, "m_sel", 1, MAX_ALLOCATION)
-    x = check_real(x, "x", low=0.0, low_open=True)
-    if max_rounds is not None:
-        max_rounds = check_int(max_rounds, "max_rounds", 1, MAX_ALLOCATION)
-    return _pgkm_rounds(n, eps, m_sel, x, max_rounds)
+    return _pgkm_rounds(n, epsilon, m_sel, x, max_rounds)
 
 
 # ============================================================================ private quantile
@@ -150,6 +144,7 @@ def _dp_quantile(values, q, lo, hi, epsilon, sensitivity, rng, ledger, name):
     return float((edges[i] + 1 + off) * step)  # a point of the public grid: exact whatever the data
 
 
+@validate_params(values=Data(ndim=1), q=Real(0.0, 1.0), lo=Real(), hi=Real())
 def dp_quantile(values: ArrayLike, q: float, lo: float, hi: float, epsilon: float, sensitivity: float = 1.0,
                 rng: RNGLike = None, *, ledger: PrivacyLedger | None = None, name: str = "dp quantile") -> float:
     """An epsilon-DP q-quantile of ``values`` in ``[lo, hi]`` by the exponential mechanism (Smith 2011).
@@ -191,10 +186,6 @@ def dp_quantile(values: ArrayLike, q: float, lo: float, hi: float, epsilon: floa
     >>> abs(dp_quantile(v, 0.5, -1.0, 1.0, 5.0, rng=0)) < 0.01
     True
     """
-    values = check_data(values, "values", ndim=1)
-    q = check_real(q, "q", low=0.0, high=1.0)
-    lo = check_real(lo, "lo")
-    hi = check_real(hi, "hi")
     if not lo < hi:
         raise ValueError(f"lo and hi must satisfy lo < hi, got lo={lo!r}, hi={hi!r}")
     with np.errstate(over="ignore"):
@@ -343,7 +334,7 @@ class GkM(ScaledCentroidMixin, DPEstimator):
         low, high = p.bounds
         k, d = p.n_clusters, X.shape[1]
         r = p.r
-        _check_k_size(k, d)
+        check_k_size(k, d)
         cap = max(1, _MAX_GKM_BLOCK_ELEMS // (k * d))
         if p.n_blocks is not None:
             if p.n_blocks > cap:

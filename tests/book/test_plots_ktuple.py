@@ -14,6 +14,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from dpclust_core import PrivacyLedger, gmm  # noqa: E402
+from dpclust_book.experiments import mixtures as mx  # noqa: E402
 from dpclust_book.experiments import ktuple as kx  # noqa: E402
 from dpclust_book.experiments.ktuple import simulate_tuples  # noqa: E402
 from dpclust_core.ktuple import PrivatekNoisyCenters  # noqa: E402
@@ -135,7 +136,7 @@ def test_audit_pair_differs_in_one_tuple():
 
 # ------------------------------------------------------------------ chapter 8
 def test_mixture_figures_and_errors():
-    P = gmm.random_separated_mixture(3, 2, separation=300, weights=(0.2, 0.3, 0.5), random_state=7)
+    P = mx.random_separated_mixture(3, 2, separation=300, weights=(0.2, 0.3, 0.5), random_state=7)
     X, y = gmm.sample_mixture(P, 3000, random_state=0)
     em = kx.em_params(X, 3)
     errs = kx.mixture_errors(P, {"EM": em, "failed": None})

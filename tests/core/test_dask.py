@@ -14,7 +14,7 @@ import importlib
 import numpy as np
 import pytest
 
-from dpclust_core import PrivacyLedger
+from dpclust_core import PrivacyLedger, _kernels
 from dpclust_core._validation import BadTypeError
 from dpclust_book.datasets import make_blobs_ratio
 from dpclust_core.kmeans import DPLloyd, EUGkM, HybridKMeans, MkM, UGkM
@@ -226,7 +226,7 @@ def test_fixed_point_never_grows_a_coordinate_or_an_l1_norm():
     so the sensitivities (r per coordinate; 1 for Lee & Kifer's L1 ball) hold exactly for the released sums."""
     rng = np.random.default_rng(1)
     V = rng.normal(size=(2_000, 5))
-    P = lloyd_module._project_l1(V / np.abs(V).sum(axis=1, keepdims=True))  # on the sphere, up to float error
+    P = _kernels.project_l1(V / np.abs(V).sum(axis=1, keepdims=True))  # on the sphere, up to float error
     C = np.zeros((1, 5))
     for p in P:
         q = lloyd_module._exact_stats(p[None, :], C, 1.0)[0, 1:]

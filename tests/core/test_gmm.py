@@ -17,7 +17,8 @@ from scipy import stats
 import sklearn.mixture  # noqa: F401  (load its OpenMP runtime before threadpool_limits)
 from threadpoolctl import threadpool_limits
 
-from dpclust_core import PrivacyLedger, gmm, ktuple
+from dpclust_core import PrivacyLedger, gmm, ktuple, tuples
+from dpclust_book.experiments import mixtures as mx
 from dpclust_core._kernels import assign
 from dpclust_core.mechanisms import _gaussian_grid, discrete_gaussian_sigma, gaussian_sigma
 from dpclust_book.experiments import gmm as gx
@@ -71,7 +72,7 @@ X1_FRACTION = 324 / 384  # the worked example: about 324 chunks of 1000 points, 
 
 def worked_example():
     """The chapter's worked example: 3 anisotropic components in 2-D, weights .2/.3/.5, separation 300."""
-    return gmm.random_separated_mixture(3, 2, separation=300, weights=(0.2, 0.3, 0.5), random_state=7)
+    return mx.random_separated_mixture(3, 2, separation=300, weights=(0.2, 0.3, 0.5), random_state=7)
 
 
 def fit_worked(seed):
@@ -105,7 +106,7 @@ def test_ledger_total_on_failure_and_fallback():
     X2 = rng.normal(size=(1000, 2))
     est = gmm.PrivateGaussianMixture(2, EPS, DELTA, radius=500, random_state=0).fit_tuples(T, X2)
     assert not est.success_ and est.centers_ is None
-    np.testing.assert_array_equal(est.means_, gmm._fallback_tuple(2, 2, 500.0))
+    np.testing.assert_array_equal(est.means_, tuples.fallback_tuple(2, 2, 500.0))
     np.testing.assert_array_equal(est.weights_, [0.5, 0.5])
     assert est.ledger_.total() == (pytest.approx(EPS, rel=1e-12), pytest.approx(DELTA, rel=1e-12))
     assert est.predict(X2).shape == (1000,)
@@ -189,11 +190,11 @@ def test_x2_statistics_respect_their_sensitivities():
 def test_recovers_worked_example_within_stated_error(seed):
     P, X, y, est = fit_worked(seed)
     assert est.success_
-    err = gmm.parameter_errors(P, est.params())
+    err = mx.parameter_errors(P, est.params())
     assert err["mean"] <= 0.05  # chapter 8: max mean error <= 0.05 (sigma units)
     assert err["cov"] <= 0.05  # max operator-norm covariance error <= 0.05
     assert err["weight"] <= 0.01  # max weight error <= 0.01
-    perm = gmm.match_components(P.means, est.means_)
+    perm = mx.match_components(P.means, est.means_)
     assert np.mean(perm[y[:20000]] == est.predict(X[:20000])) == 1.0  # est component perm[i] is true i
 
 
@@ -209,7 +210,7 @@ def test_recovers_paper_mixture_simulated_eps1():
         est = gmm.PrivateGaussianMixture(2, 1.0, DELTA, radius=50, sigma_max=1.5, random_state=seed)
         est = gx.fit_private_gmm_simulated(P, 1133, 2_000_000, 50_000, est, random_state=1)
         if est.success_:
-            errs.append(gmm.parameter_errors(P, est.params()))
+            errs.append(mx.parameter_errors(P, est.params()))
     assert len(errs) >= 2
     assert all(e["mean"] <= 0.1 and e["weight"] <= 0.01 and e["cov"] <= 0.3 for e in errs)
 
@@ -218,7 +219,7 @@ def test_naive_baseline_fails_where_private_succeeds():
     P = gmm.paper_mixture(2, 2, R=10.0)
     X, _ = gmm.sample_mixture(P, 50_000, 0)
     est = gmm.NaiveNoisyGaussianMixture(2, 1.0, DELTA, radius=20, random_state=0).fit(X)
-    assert gmm.parameter_errors(P, est.params())["mean"] > 5.0  # the noise (sigma ~ 160) swamps R*sqrt2 ~ 14
+    assert mx.parameter_errors(P, est.params())["mean"] > 5.0  # the noise (sigma ~ 160) swamps R*sqrt2 ~ 14
 
 
 # ------------------------------------------------------------------ preconditions: before the data
@@ -344,10 +345,10 @@ def test_same_seed_same_result():
 # ------------------------------------------------------------------ building blocks
 def test_simulator_matches_real_sample_tuples():
     """The chunk-mean simulator has the law of SampleTuples with a correct labeler (two-sample KS, alpha 1e-3)."""
-    P = gmm.random_separated_mixture(2, 2, separation=50, weights=(0.3, 0.7), random_state=2)
+    P = mx.random_separated_mixture(2, 2, separation=50, weights=(0.3, 0.7), random_state=2)
     X, _ = gmm.sample_mixture(P, 400 * 100, 0)
-    T = gmm.sample_tuples(X, 400, 100, 2, random_state=0)
-    S = gmm.simulate_chunk_means(P, 400, 100, 1)
+    T = mx.sample_tuples(X, 400, 100, 2, random_state=0)
+    S = mx.simulate_chunk_means(P, 400, 100, 1)
     e_real = np.linalg.norm(T[:, :, None] - P.means[None, None], axis=3).min(axis=2).ravel()
     e_sim = np.linalg.norm(S[:, :, None] - P.means[None, None], axis=3).min(axis=2).ravel()
     assert stats.ks_2samp(e_real, e_sim).pvalue > 1e-3
@@ -357,7 +358,7 @@ def test_simulator_matches_real_sample_tuples():
 def test_kmeanspp_labeler_recovers_partitions():
     P = gmm.paper_mixture(3, 3, R=30.0)
     X, y = gmm.sample_mixture(P, 50 * 200, 4)
-    lab, T = gmm.kmeanspp_label_chunks(X.reshape(50, 200, 3), 3, random_state=0)
+    lab, T = mx.kmeanspp_label_chunks(X.reshape(50, 200, 3), 3, random_state=0)
     yc = y.reshape(50, 200)
     for j in range(50):  # labels agree with the truth up to a permutation
         conf = np.zeros((3, 3), int)
@@ -369,7 +370,7 @@ def test_wrap_replaces_far_tuples():
     T = np.zeros((3, 2, 2))
     T[1, 0] = [100.0, 0.0]
     T[2, 1] = np.nan  # an empty chunk
-    W, n_out = gmm._wrap_tuples(T, 10.0)
+    W, n_out = tuples.wrap_tuples(T, 10.0)
     assert n_out == 2
     np.testing.assert_array_equal(W[1:], 0.0)  # the all-zero tuple: never selected, never partitioned
     np.testing.assert_array_equal(W[0], T[0])
@@ -377,28 +378,28 @@ def test_wrap_replaces_far_tuples():
 
 def test_tv_helpers():
     P = gmm.paper_mixture(2, 2, R=3.0)
-    assert gmm.mixture_tv_upper_bound(P, P) == pytest.approx(0.0, abs=1e-12)
-    assert gmm.mixture_tv_mc(P, P, random_state=0) == pytest.approx(0.0, abs=1e-12)
+    assert mx.mixture_tv_upper_bound(P, P) == pytest.approx(0.0, abs=1e-12)
+    assert mx.mixture_tv_mc(P, P, random_state=0) == pytest.approx(0.0, abs=1e-12)
     # one 1-D Gaussian shifted by 1: exact TV = 2 Phi(1/2) - 1 = 0.3829
     p = gmm.MixtureParams(np.zeros((1, 1)), np.ones((1, 1, 1)), np.ones(1))
     q = gmm.MixtureParams(np.ones((1, 1)), np.ones((1, 1, 1)), np.ones(1))
     exact = 2 * stats.norm.cdf(0.5) - 1
-    assert gmm.mixture_tv_mc(p, q, 200_000, random_state=0) == pytest.approx(exact, abs=0.005)
-    assert gmm.mixture_tv_upper_bound(p, q) >= exact
+    assert mx.mixture_tv_mc(p, q, 200_000, random_state=0) == pytest.approx(exact, abs=0.005)
+    assert mx.mixture_tv_upper_bound(p, q) >= exact
 
 
 def test_separates_criterion():
     P = gmm.paper_mixture(3, 3, R=20.0)
-    assert gmm.separates(P, P.means, random_state=0)
-    assert not gmm.separates(P, P.means[[0, 0, 1]], random_state=0)
-    assert not gmm.separates(P, None)
+    assert mx.separates(P, P.means, random_state=0)
+    assert not mx.separates(P, P.means[[0, 0, 1]], random_state=0)
+    assert not mx.separates(P, None)
 
 
 def test_generators_and_separation():
     P = gmm.paper_mixture(3, 5, R=4.0)
-    assert gmm.mixture_separation(P) == pytest.approx(4.0 * math.sqrt(2), rel=1e-12)
-    Q = gmm.random_separated_mixture(4, 3, separation=12.0, weights=(1, 2, 3, 4), random_state=0)
-    assert gmm.mixture_separation(Q) == pytest.approx(12.0, rel=1e-9)
+    assert mx.mixture_separation(P) == pytest.approx(4.0 * math.sqrt(2), rel=1e-12)
+    Q = mx.random_separated_mixture(4, 3, separation=12.0, weights=(1, 2, 3, 4), random_state=0)
+    assert mx.mixture_separation(Q) == pytest.approx(12.0, rel=1e-9)
     np.testing.assert_allclose(Q.weights, [0.1, 0.2, 0.3, 0.4])
     X, y = gmm.sample_mixture(Q, 40_000, 1)
     np.testing.assert_allclose(np.bincount(y) / 40_000, Q.weights, atol=0.01)
@@ -443,8 +444,8 @@ def test_labeler_chunks_are_independent(seed):
     C[0] = rng.uniform(0, 1, size=(m, d))
     C2 = C.copy()
     C2[0, 0] = [0.9, 0.1]
-    a = gmm.kmeanspp_label_chunks(C, 3, seed, n_init=1, max_iter=300)[1]
-    b = gmm.kmeanspp_label_chunks(C2, 3, seed, n_init=1, max_iter=300)[1]
+    a = mx.kmeanspp_label_chunks(C, 3, seed, n_init=1, max_iter=300)[1]
+    b = mx.kmeanspp_label_chunks(C2, 3, seed, n_init=1, max_iter=300)[1]
     np.testing.assert_array_equal(a[1:], b[1:])
     assert not np.array_equal(a[0], b[0])  # the replaced record does move its own tuple
 
@@ -510,7 +511,7 @@ def test_g_parameters_checked_before_the_tuples_are_built(kw, monkeypatch):
     G, after the labeler had processed X1 — and for PrivatekAverages' centre only on Success)."""
     def no(*a, **k):
         raise AssertionError("SampleTuples ran before G's parameters were checked")
-    monkeypatch.setattr(ktuple, "_chunk_tuples", no)
+    monkeypatch.setattr(tuples, "chunk_tuples", no)
     X = np.zeros((2_000_000, 2))
     est = gmm.PrivateGaussianMixture(2, 4.0, 1e-6, radius=10.0, **kw)
     with pytest.raises(ValueError, match="gamma|center"):
@@ -523,7 +524,8 @@ def test_the_last_bad_inputs_are_refused_at_the_door():
     import numpy as np
     import pytest
 
-    from dpclust_core.gmm import MixtureParams, PrivateGaussianMixture, sample_tuples, simulate_chunk_means
+    from dpclust_core.gmm import MixtureParams, PrivateGaussianMixture
+    from dpclust_book.experiments.mixtures import sample_tuples, simulate_chunk_means
     from dpclust_core.ktuple import PrivateKMeansEasy
 
     X = np.random.default_rng(0).uniform(-1, 1, (500, 2))

@@ -21,9 +21,9 @@ from dpclust_book.datasets import (make_adult_num_like, make_blobs_ratio, make_g
 from dpclust_core.preprocessing import scale_to_domain
 from dpclust_core.kmeans import (EUGkM, GkM, HybridKMeans, MkM, PGkM, UGkM, best_of_lloyd, cells_per_dimension,
                                  choose_k, eugkm_bias, eugkm_grid_size, eugkm_variance, hybrid_decision,
-                                 hybrid_mse, mkm_grid_size, noisy_grid_synopsis, pgkm_rounds, ugkm_grid_size,
-                                 weighted_lloyd)
+                                 hybrid_mse, mkm_grid_size, noisy_grid_synopsis, pgkm_rounds, ugkm_grid_size)
 from dpclust_core.kmeans import grid as grid_mod
+from dpclust_core.kmeans import synopsis as syn_mod
 from dpclust_core.kmeans import sample_aggregate as sa_mod
 from dpclust_core.kmeans.sample_aggregate import dp_quantile, gkm_noise_scale
 from dpclust_core.mechanisms import (exponential_mechanism_intervals, interval_grid, laplace_mechanism,
@@ -297,6 +297,14 @@ def test_histogram_exact_with_huge_epsilon_and_edges():
     assert np.allclose(syn.nicv(np.zeros((1, 3))), (cen ** 2).sum(1) @ H.ravel() / 5000)
 
 
+def weighted_lloyd(P, w, init, r=1.0, max_iter=30, tol=1e-4):
+    """The synopsis engine's weighted Lloyd from one (k, d) or several (B, k, d) inits."""
+    C = np.asarray(init, dtype=float)
+    cents, iters = syn_mod.lloyd_runs(np.asarray(P, dtype=float), np.asarray(w, dtype=float),
+                                      C if C.ndim == 3 else C[None], r, max_iter, tol)
+    return (cents, iters) if C.ndim == 3 else (cents[0], iters[0])
+
+
 def test_weighted_lloyd_equals_lloyd_on_replicated_points():
     rng = np.random.default_rng(2)
     P = rng.uniform(-1, 1, size=(60, 2))
@@ -405,8 +413,8 @@ def test_huge_grids_are_capped_directly_without_a_loop(make):
     est = make().fit(X)
     assert time.perf_counter() - t < 10
     assert est.cells_per_dim_ == 100 and est.n_cells_ == 10_000  # the largest m with m^2 <= max_cells
-    assert grid_mod._max_m(3, 10**6) == 100 and grid_mod._max_m(7, 127) == 1 and grid_mod._max_m(1, 5) == 5
-    assert grid_mod._max_m(10**6, 2**27) == 1
+    assert syn_mod.max_m(3, 10**6) == 100 and syn_mod.max_m(7, 127) == 1 and syn_mod.max_m(1, 5) == 5
+    assert syn_mod.max_m(10**6, 2**27) == 1
 
 
 def test_choose_k_and_pgkm_do_not_hang_on_huge_inputs():

@@ -21,9 +21,10 @@ from dpclust_core._kernels import wcss
 from dpclust_core.accounting import (advanced_composition, advanced_composition_inverse, dp_to_zcdp, gaussian_zcdp,
                                      group_privacy, subsample_wor, subsample_wor_inverse, zcdp_to_dp)
 from dpclust_core.audit import audit
+from dpclust_book.experiments.ktuple import kmeans_tuples
 from dpclust_core.ktuple import (PrivatekAverages, PrivatekNoisyCenters, PrivateKMeansEasy, canonical_order,
                                  close_tuple_counts, good_centers, good_centers_params, good_centers_status_samples,
-                                 interior_point_quality, kmeans_tuples, min_tuples_kaverages,
+                                 interior_point_quality, min_tuples_kaverages,
                                  min_tuples_noisy_centers, min_valid_tuples, noisy_centers_min_gamma,
                                  partitioned_by, private_average, private_average_1d, private_bounding_segment,
                                  private_interior_point, private_kaverages_params)

@@ -24,10 +24,12 @@ MODULES = [
     "dpclust_core.preprocessing",
     "dpclust_book.datasets",
     "dpclust_book.experiments.gmm",
+    "dpclust_book.experiments.mixtures",
     "dpclust_core.metrics",
     "dpclust_core.audit",
     "dpclust_core.kmeans.lloyd",
     "dpclust_core.kmeans.grid",
+    "dpclust_core.kmeans.synopsis",
     "dpclust_core.kmeans.hybrid",
     "dpclust_core.kmeans.sample_aggregate",
     "dpclust_core.kmeans.lsh_coreset",
@@ -44,7 +46,7 @@ MODULES = [
 #: of those modules is not covered yet).
 BOOK_FUNCTIONS = {
     "dpclust_book.experiments.svt": ("counterexample", "three_views", "gptt_proof_argument", "zipf_experiment"),
-    "dpclust_book.experiments.ktuple": ("simulate_tuples", "match_centers", "ktuple_trials"),
+    "dpclust_book.experiments.ktuple": ("simulate_tuples", "match_centers", "ktuple_trials", "kmeans_tuples"),
 }
 
 #: Classes whose every public method and property is part of the contract.
@@ -117,7 +119,7 @@ def test_the_walk_finds_the_public_api():
     assert len(PUBLIC) >= 240, len(PUBLIC)
     for expected in ("dpclust_core.mechanisms.laplace_mechanism", "dpclust_core.base.DPEstimator.fit",
                      "dpclust_core.kmeans.grid._GridKMeans.__init__", "dpclust_core.accounting.PrivacyLedger.parallel",
-                     "dpclust_core.kmeans.grid.GridSynopsis.lloyd", "dpclust_core.ktuple.PrivateKMeansEasy.fit",
+                     "dpclust_core.kmeans.synopsis.GridSynopsis.lloyd", "dpclust_core.ktuple.PrivateKMeansEasy.fit",
                      "dpclust_core.postprocess.Transcript.from_history"):
         assert expected in names, expected
 

@@ -9,6 +9,8 @@ import numpy as np
 
 from dpclust_core import gmm, ktuple
 from dpclust_book.experiments import ktuple as kx
+from dpclust_book.experiments import mixtures as mx
+from dpclust_book.experiments import ktuple as kx
 from dpclust_book.experiments import gmm as gx
 
 from . import EstimatorCase, FunctionCase, blobs
@@ -122,7 +124,7 @@ FUNCTIONS = [
                  dict(n_clusters=2, epsilon=1.0, delta=1e-6),
                  dict(n_clusters="positive_int", beta="probability", **_EPS_DL)),
     # ---------------------------------------------------------------- ktuple: k-means and experiments
-    FunctionCase("ktuple.kmeans_tuples", ktuple.kmeans_tuples,
+    FunctionCase("experiments.ktuple.kmeans_tuples", kx.kmeans_tuples,
                  dict(X=_X, n_clusters=2, n_tuples=5, rng=0, labels=np.arange(len(_X)) % 5),
                  dict(X="data", n_clusters="positive_int", n_tuples="positive_int", n_iter="positive_int",
                       labels="labels", rng="random_state", method="option")),
@@ -137,22 +139,23 @@ FUNCTIONS = [
     # ---------------------------------------------------------------- gmm: data and SampleTuples
     FunctionCase("gmm.paper_mixture", gmm.paper_mixture, dict(n_components=2, n_features=2, R=20.0),
                  dict(n_components="positive_int", n_features="positive_int", R="positive_real")),
-    FunctionCase("gmm.random_separated_mixture", gmm.random_separated_mixture,
+    FunctionCase("mixtures.random_separated_mixture", mx.random_separated_mixture,
                  dict(n_components=2, n_features=2, separation=8.0, random_state=0),
                  dict(n_components="positive_int", n_features="positive_int", separation="positive_real",
                       weights="values", sigma_range="values", random_state="random_state")),
     FunctionCase("gmm.sample_mixture", gmm.sample_mixture, dict(params=_P, n_samples=10, random_state=0),
                  dict(params="mixture", n_samples="positive_int", random_state="random_state")),
-    FunctionCase("gmm.mixture_separation", gmm.mixture_separation, dict(params=_P), dict(params="mixture")),
-    FunctionCase("gmm.kmeanspp_label_chunks", gmm.kmeanspp_label_chunks,
+    FunctionCase("mixtures.mixture_separation", mx.mixture_separation, dict(params=_P), dict(params="mixture")),
+    FunctionCase("gmm.check_mixture_params", gmm.check_mixture_params, dict(params=_P), dict(params="mixture")),
+    FunctionCase("mixtures.kmeanspp_label_chunks", mx.kmeanspp_label_chunks,
                  dict(chunks=_chunks, n_clusters=2, random_state=0),
                  dict(chunks="values", n_clusters="positive_int", n_init="positive_int", max_iter="positive_int",
                       random_state="random_state")),
-    FunctionCase("gmm.sample_tuples", gmm.sample_tuples,
+    FunctionCase("mixtures.sample_tuples", mx.sample_tuples,
                  dict(X1=_X2, n_tuples=4, chunk_size=50, n_components=2, random_state=0),
                  dict(X1="data", n_tuples="positive_int", chunk_size="positive_int", n_components="positive_int",
                       random_state="random_state")),
-    FunctionCase("gmm.simulate_chunk_means", gmm.simulate_chunk_means,
+    FunctionCase("mixtures.simulate_chunk_means", mx.simulate_chunk_means,
                  dict(params=_P, n_tuples=4, chunk_size=50, random_state=0),
                  dict(params="mixture", n_tuples="positive_int", chunk_size="positive_int",
                       random_state="random_state")),
@@ -176,18 +179,18 @@ FUNCTIONS = [
     FunctionCase("gmm.naive_noisy_points", gmm.naive_noisy_points,
                  dict(X=_X, radius=1.0, epsilon=1.0, delta=1e-5, rng=0),
                  dict(X="data", radius="positive_real", rng="random_state", ledger="ledger", **_EPS_DL)),
-    FunctionCase("gmm.match_components", gmm.match_components, dict(true_means=_C2, est_means=_C2[::-1]),
+    FunctionCase("mixtures.match_components", mx.match_components, dict(true_means=_C2, est_means=_C2[::-1]),
                  dict(true_means="data", est_means="data")),
-    FunctionCase("gmm.parameter_errors", gmm.parameter_errors, dict(true=_P, est=_P),
+    FunctionCase("mixtures.parameter_errors", mx.parameter_errors, dict(true=_P, est=_P),
                  dict(true="mixture", est="mixture")),
-    FunctionCase("gmm.gaussian_tv_upper_bound", gmm.gaussian_tv_upper_bound,
+    FunctionCase("mixtures.gaussian_tv_upper_bound", mx.gaussian_tv_upper_bound,
                  dict(mu1=np.zeros(2), S1=np.eye(2), mu2=np.ones(2), S2=np.eye(2)),
                  dict(mu1="values", mu2="values", S1="data", S2="data")),
-    FunctionCase("gmm.mixture_tv_upper_bound", gmm.mixture_tv_upper_bound, dict(true=_P, est=_P),
+    FunctionCase("mixtures.mixture_tv_upper_bound", mx.mixture_tv_upper_bound, dict(true=_P, est=_P),
                  dict(true="mixture", est="mixture")),
-    FunctionCase("gmm.mixture_tv_mc", gmm.mixture_tv_mc, dict(p=_P, q=_P, n_samples=500, random_state=0),
+    FunctionCase("mixtures.mixture_tv_mc", mx.mixture_tv_mc, dict(p=_P, q=_P, n_samples=500, random_state=0),
                  dict(p="mixture", q="mixture", n_samples="positive_int", random_state="random_state")),
-    FunctionCase("gmm.separates", gmm.separates,
+    FunctionCase("mixtures.separates", mx.separates,
                  dict(params=_P, centers=_P.means, n_eval_per_component=50, random_state=0),
                  dict(params="mixture", centers="data_d_none_ok", n_eval_per_component="positive_int",
                       random_state="random_state")),

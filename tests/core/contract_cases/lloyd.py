@@ -3,7 +3,7 @@ dpclust_core.kmeans.error_models."""
 import numpy as np
 
 from dpclust_core.kmeans import error_models as em
-from dpclust_core.kmeans.lloyd import (DPLloyd, best_of_lloyd, lloyd, project_l1_ball, random_centroids,
+from dpclust_core.kmeans.lloyd import (DPLloyd, best_of_lloyd, project_l1_ball, random_centroids,
                                        separated_centroids, sphere_packing_centroids)
 
 from . import EstimatorCase, FunctionCase, blobs
@@ -40,8 +40,6 @@ FUNCTIONS = [
                       max_failures="positive_int", shrink="probability")),
     FunctionCase("project_l1_ball", project_l1_ball, dict(V=np.array([[2.0, 0.0]]), radius=1.0),
                  dict(V="values", radius="positive_real")),
-    FunctionCase("lloyd", lloyd, dict(X=_X, init=_C, n_iter=5),
-                 dict(X="data", init="values", n_iter="positive_int", tol="nonneg_real")),
     FunctionCase("best_of_lloyd", best_of_lloyd, dict(X=_X, k=2, n_init=2, rng=0),
                  dict(X="data", k="positive_int", n_init="positive_int", rng="random_state", n_iter="positive_int",
                       r="positive_real")),
