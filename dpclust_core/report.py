@@ -102,7 +102,7 @@ def _one_synopsis(s, C, low, high):
 def synopsis_nicv(synopses, centers, bounds) -> NICVEstimate:
     """A private estimate of the NICV of ``centers``, from released grid synopses only (no budget spent).
 
-    Each synopsis (a :class:`~dpclust_core.kmeans.grid.GridSynopsis`, e.g. ``EUGkM(...).synopsis_`` or
+    Each synopsis (a :class:`~dpclust_core.kmeans.synopsis.GridSynopsis`, e.g. ``EUGkM(...).synopsis_`` or
     ``choose_k(...).synopsis_``) stands in for the data: its cell centres weighted by their noisy counts. The
     estimate is ``sum_c n~_c min_j ||p_c - o_j||^2 / sum_c n~_c`` in the data's own units (the synopsis is
     mapped back from ``[-r, r]^d`` through ``bounds``). With several synopses (independent releases of the same
