@@ -26,8 +26,21 @@ the ``ledger=`` they were given: a ledger is never copied (see :class:`~dpclust_
 It also provides the private count of records that many algorithms need (:meth:`DPEstimator._estimate_n`):
 N is **private** unless the caller publishes it with ``n_public=``.
 
-:class:`CentroidMixin` gives every k-means-style estimator ``predict``, ``fit_predict``, ``transform`` and
-``score``, computed with a chunked nearest-centroid kernel (memory bounded for any number of points).
+:class:`CentroidMixin` gives every k-means-style estimator ``predict``, ``fit_predict``, ``transform``,
+``fit_transform`` and ``score``, computed with a chunked nearest-centroid kernel (memory bounded for any number
+of points); each validates ``X`` once.
+
+**What is released, and what is not.** Only what ``fit`` stores (the fitted attributes, totalled in ``ledger_``)
+is differentially private. No fitted attribute of a private estimator holds one value per training record:
+there is no ``labels_`` (scikit-learn's clusterers keep the label of every training record there; a private fit
+cannot, as that list would release each record's cluster). ``predict``, ``fit_predict``, ``transform``,
+``fit_transform`` and ``score`` are exact functions of the ``X`` they are given: on the private training data,
+their labels, distances and scores are **not** private.
+
+scikit-learn's tags (``__sklearn_tags__``, scikit-learn 1.6 and later) describe every estimator: dense, finite
+input of ``_fit_ndim`` dimensions (no sparse matrices, no NaN), a clusterer whose ``transform`` returns float64
+for the centroid estimators. A fit is deterministic for a fixed ``random_state``, so the estimators are not
+tagged non-deterministic; without a seed, two fits draw different noise.
 """
 from __future__ import annotations
 
