@@ -1671,7 +1671,7 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
         Every public precondition (including G's: Γ, n_tuples >= 2 ell + 2) is checked before any value of X
         is read; a shared ``ledger`` that cannot afford the fit raises before the data are read."""
         p = self._validate_params()
-        shape = np.asarray(X).shape if not isinstance(X, (str, bytes)) else ()  # no value is read
+        shape = () if isinstance(X, (str, bytes)) else getattr(X, "shape", None) or np.asarray(X).shape
         if len(shape) == 2 and shape[1] >= 1:
             low, high = check_bounds(p.bounds, shape[1])
             with self._budget_context(p):
