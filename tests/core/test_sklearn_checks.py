@@ -17,7 +17,6 @@ import inspect
 import pkgutil
 import warnings
 
-import numpy as np
 import pytest
 from sklearn.utils import estimator_checks as ec
 from sklearn.utils import get_tags
