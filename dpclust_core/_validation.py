@@ -23,6 +23,7 @@ import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import sparse
 
 __all__ = [
     "ArrayLike",
@@ -314,7 +315,7 @@ def is_dask_array(X) -> bool:
     return type(X).__module__.startswith("dask.") and hasattr(X, "chunks") and hasattr(X, "dask")
 
 
-def _check_dtype(arr_dtype, name):
+def _check_dtype(arr_dtype, name, reason=None):
     kind = np.dtype(arr_dtype).kind
     if kind in "biuf":
         if kind == "b":
@@ -323,7 +324,8 @@ def _check_dtype(arr_dtype, name):
         return
     what = {"c": "complex numbers", "U": "strings", "S": "bytes", "O": "Python objects",
             "M": "dates", "m": "time deltas", "V": "records"}.get(kind, f"dtype {arr_dtype}")
-    raise BadTypeError(f"{name} must be numeric (real numbers), got {what} (dtype {arr_dtype})")
+    why = "; Complex data not supported" if kind == "c" else f": {reason}" if reason else ""
+    raise BadTypeError(f"{name} must be numeric (real numbers), got {what} (dtype {arr_dtype}){why}")
 
 
 def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None, *,
@@ -351,6 +353,9 @@ def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None,
                            f"first if it fits in memory")
     if isinstance(X, (str, bytes)):
         raise BadTypeError(f"{name} must be an array of real numbers, got a string")
+    if sparse.issparse(X):
+        raise BadTypeError(f"{name} is a sparse {type(X).__name__}: sparse input is not supported, pass a dense "
+                           f"array ({name}.toarray())")
     try:
         raw = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
@@ -358,8 +363,8 @@ def check_data(X, name: str = "X", ndim: int = 2, n_features: int | None = None,
     if raw.dtype.kind == "O":
         try:
             raw = np.asarray(X, dtype=float)
-        except (TypeError, ValueError):
-            _check_dtype(raw.dtype, name)
+        except (TypeError, ValueError) as exc:
+            _check_dtype(raw.dtype, name, exc)
     _check_dtype(raw.dtype, name)
     arr = np.asarray(raw, dtype=float)
     _check_shape(arr.shape, name, ndim, n_features, allow_empty, features_of)
@@ -390,12 +395,13 @@ def _finite_block(block, name):
 
 def _check_shape(shape, name, ndim, n_features, allow_empty, features_of=None):
     if ndim == 2 and len(shape) == 1:
-        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got 1-D shape {tuple(shape)} "
-                         f"(use {name}.reshape(-1, 1) for one feature)")
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got 1-D shape {tuple(shape)}. "
+                         f"Reshape your data: {name}.reshape(-1, 1) for one feature, {name}.reshape(1, -1) "
+                         f"for one sample")
     if len(shape) != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {tuple(shape)}")
     if ndim == 2 and shape[1] == 0:
-        raise ValueError(f"{name} has 0 features (shape {tuple(shape)})")
+        raise ValueError(f"{name} has 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
     if not allow_empty and shape[0] == 0:
         raise ValueError(f"{name} is empty (shape {tuple(shape)})")
     if n_features is not None and ndim == 2 and shape[1] != n_features:

@@ -26,8 +26,21 @@ the ``ledger=`` they were given: a ledger is never copied (see :class:`~dpclust_
 It also provides the private count of records that many algorithms need (:meth:`DPEstimator._estimate_n`):
 N is **private** unless the caller publishes it with ``n_public=``.
 
-:class:`CentroidMixin` gives every k-means-style estimator ``predict``, ``fit_predict``, ``transform`` and
-``score``, computed with a chunked nearest-centroid kernel (memory bounded for any number of points).
+:class:`CentroidMixin` gives every k-means-style estimator ``predict``, ``fit_predict``, ``transform``,
+``fit_transform`` and ``score``, computed with a chunked nearest-centroid kernel (memory bounded for any number
+of points); each validates ``X`` once.
+
+**What is released, and what is not.** Only what ``fit`` stores (the fitted attributes, totalled in ``ledger_``)
+is differentially private. No fitted attribute of a private estimator holds one value per training record:
+there is no ``labels_`` (scikit-learn's clusterers keep the label of every training record there; a private fit
+cannot, as that list would release each record's cluster). ``predict``, ``fit_predict``, ``transform``,
+``fit_transform`` and ``score`` are exact functions of the ``X`` they are given: on the private training data,
+their labels, distances and scores are **not** private.
+
+scikit-learn's tags (``__sklearn_tags__``, scikit-learn 1.6 and later) describe every estimator: dense, finite
+input of ``_fit_ndim`` dimensions (no sparse matrices, no NaN), a clusterer whose ``transform`` returns float64
+for the centroid estimators. A fit is deterministic for a fixed ``random_state``, so the estimators are not
+tagged non-deterministic; without a seed, two fits draw different noise.
 """
 from __future__ import annotations
 
@@ -78,6 +91,9 @@ class Estimator(BaseEstimator):
     _parameters: dict = {}
     _accepts_dask = False
     _x_name = "X"
+    #: What ``fit`` reads: 2 for a data matrix (n_samples, n_features), 3 for an array of tuples, None for an
+    #: object that is not an array (a transcript). Sets scikit-learn's input tags.
+    _fit_ndim: int | None = 2
 
     # ------------------------------------------------------------------ parameters
     def _validate_params(self) -> SimpleNamespace:
@@ -113,6 +129,26 @@ class Estimator(BaseEstimator):
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "n_features_in_")
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags (version 1.6 and later): dense, finite arrays of ``_fit_ndim`` dimensions."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = self._fit_ndim == 2
+        tags.input_tags.three_d_array = self._fit_ndim == 3
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _check_X(self, X, fitted="n_features_in_"):
+        """``X`` for ``predict``-like methods, validated once: the estimator is fitted, DataFrame columns match
+        those seen in ``fit``, and ``X`` is a finite float array with ``n_features_in_`` columns."""
+        self._check_fitted(fitted)
+        self._check_feature_names(X)
+        X = check_data(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input (as in fit)")
+        return X
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Estimator:
@@ -241,37 +277,48 @@ class CentroidMixin(ClusterMixin):
     data you may publish, or keep them inside the trusted boundary.
     """
 
+    def __sklearn_tags__(self):
+        """A clusterer whose ``transform`` (distances to the centres) returns float64 whatever the input."""
+        from sklearn.utils import TransformerTags
+
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
+        return tags
+
     def _predict_space(self, X):
+        """``X`` (already validated) and the centres, in the space where ``fit`` compared them."""
         return X, self.cluster_centers_
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Index of the nearest centre for every row of ``X`` (ties go to the lowest index). Exact: on private
-        data, the labels are not private."""
-        self._check_fitted("cluster_centers_")
-        self._check_feature_names(X)
-        X = check_data(X, n_features=self.n_features_in_)
+        """Index of the nearest centre for every row of ``X`` (ties go to the lowest index).
+
+        Exact: on the private training data, the labels (one per record) are **not** private."""
+        X = self._check_X(X, "cluster_centers_")
         Z, C = self._predict_space(X)
         return _kernels.assign(Z, C)
 
     def fit_predict(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
-        """``fit(X)`` then ``predict(X)``. The labels of private training data are **not** private."""
+        """``fit(X)`` then ``predict(X)``. The labels of private training data are **not** private: only
+        ``fit``'s releases are, which is why no ``labels_`` attribute is kept."""
         return self.fit(X).predict(X)
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Euclidean distance of every row of ``X`` to every centre, in the original units: shape (n, k).
-        Exact: on private data, the distances are not private."""
-        self._check_fitted("cluster_centers_")
-        self._check_feature_names(X)
-        X = check_data(X, n_features=self.n_features_in_)
+
+        Exact: on the private training data, the distances are **not** private."""
+        X = self._check_X(X, "cluster_centers_")
         return np.sqrt(_kernels.sq_distances(X, self.cluster_centers_))
+
+    def fit_transform(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
+        """``fit(X)`` then ``transform(X)``. The distances of private training data are **not** private."""
+        return self.fit(X).transform(X)
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """Minus the within-cluster sum of squares of ``X`` around the centres, in original units (as KMeans).
-        Exact: on the private training data, the score is not private (a private estimate of the quality of
-        the centres is :func:`~dpclust_core.report.synopsis_nicv`)."""
-        self._check_fitted("cluster_centers_")
-        self._check_feature_names(X)
-        X = check_data(X, n_features=self.n_features_in_)
+
+        Exact: on the private training data, the score is **not** private (a private estimate of the quality
+        of the centres is :func:`~dpclust_core.report.synopsis_nicv`)."""
+        X = self._check_X(X, "cluster_centers_")
         return -float(_kernels.wcss(X, self.cluster_centers_))
 
 
@@ -284,7 +331,7 @@ class ScaledCentroidMixin(CentroidMixin):
     """
 
     def _predict_space(self, X):
-        low, high = self.bounds_  # checked in fit; X is checked by the caller
+        low, high = self.bounds_  # checked in fit: X is not validated a second time
         return _kernels.scale_into(X, low, high, self.r_), self.scaled_centers_
 
 

@@ -403,8 +403,7 @@ class _MixtureMixin:
     """predict / predict_proba / score_samples / score from ``means_``, ``covariances_``, ``weights_``."""
 
     def _weighted_log(self, X):
-        self._check_fitted("means_")
-        X = check_data(X, n_features=self.n_features_in_)
+        X = self._check_X(X, "means_")
         with np.errstate(divide="ignore"):
             return _log_gaussian(X, self.means_, self.covariances_) + np.log(self.weights_)[None, :]
 

@@ -893,6 +893,7 @@ class _KTupleBase(DPEstimator):
     """
 
     _x_name = "T"
+    _fit_ndim = 3
     #: The centres are mechanism releases or post-processing of them (see each algorithm and DPEstimator).
     _release_grids: dict = {}
 
@@ -1496,7 +1497,7 @@ class PrivateKMeansEasy(CentroidMixin, DPEstimator):
         Every public precondition (including G's: Γ, n_tuples >= 2 ell + 2) is checked before any value of X
         is read; a shared ``ledger`` that cannot afford the fit raises before the data are read."""
         p = self._validate_params()
-        shape = np.shape(X) if not isinstance(X, (str, bytes)) else ()
+        shape = () if isinstance(X, (str, bytes)) else getattr(X, "shape", None) or np.asarray(X).shape
         if len(shape) == 2 and shape[1] >= 1:
             low, high = check_bounds(p.bounds, shape[1])
             with self._budget_context(p):

@@ -905,6 +905,7 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
     ((15, 2), (2001,), False)
     """
 
+    _fit_ndim = None  # fit reads a Transcript, not a data matrix
     _parameters = {
         "n_steps": Int(0, _MAX_STEPS),
         "n_sweeps": NoneOr(Real(0.0, 1e4)),

@@ -687,8 +687,7 @@ class _GridPredictMixin(ClusterMixin):
         Labelling points is post-processing of the grid; the labels of the private training records are, like
         any function of them, **not** differentially private with respect to those records.
         """
-        self._check_fitted("grid_labels_")
-        X = check_data(X, n_features=self.n_features_in_)
+        X = self._check_X(X, "grid_labels_")
         low, high = self.bounds_
         g = 2 * self.grid_labels_.shape[0]
         idx = _cell_index(X, low, high, g) // 2
