@@ -30,6 +30,12 @@ from .mechanisms import (exponential_mechanism, exponential_mechanism_probabilit
                          geometric_mechanism, laplace_mechanism)
 from .metrics import nicv, wcss
 from .preprocessing import PrivateMinMaxScaler, PrivateStandardScaler, make_private_pipeline
+from .base import PublishedNWarning
+from .kmeans import (DPLloyd, EUGkM, GkM, HybridKMeans, LSHCoresetKMeans, MkM, PGkM, UGkM, choose_k)
+from .ktuple import PrivatekAverages, PrivatekNoisyCenters, PrivateKMeansEasy
+from .gmm import NaiveNoisyGaussianMixture, PrivateGaussianMixture
+from .wavecluster import PrivateWaveCluster, WaveCluster
+from .postprocess import MCMCPostprocessor
 
 __version__ = "0.1.0"
 
@@ -39,6 +45,7 @@ __all__ = [
     "BadTypeError",
     "EpsilonTooSmallError",
     "DetachedLedgerError",
+    "PublishedNWarning",
     "audit",
     "private_bounds",
     "PrivateBox",
@@ -54,4 +61,10 @@ __all__ = [
     "PrivateMinMaxScaler",
     "PrivateStandardScaler",
     "make_private_pipeline",
+    # the estimators: every one is private except WaveCluster, the non-private reference; MCMCPostprocessor
+    # post-processes a private transcript (it reads no data)
+    "DPLloyd", "EUGkM", "UGkM", "MkM", "HybridKMeans", "GkM", "PGkM", "LSHCoresetKMeans", "choose_k",
+    "PrivateKMeansEasy", "PrivatekAverages", "PrivatekNoisyCenters",
+    "PrivateGaussianMixture", "NaiveNoisyGaussianMixture",
+    "WaveCluster", "PrivateWaveCluster", "MCMCPostprocessor",
 ]

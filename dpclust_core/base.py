@@ -58,7 +58,8 @@ from .accounting import PrivacyLedger
 from .count import _noisy_count  # the one noisy count of the package
 from .mechanisms import _grid_steps, _snap_release, laplace_grid
 
-__all__ = ["Estimator", "DPEstimator", "CentroidMixin", "ScaledCentroidMixin", "NotFittedError", "N_PUBLIC_DOC", "N_SHARE_DOC"]
+__all__ = ["Estimator", "DPEstimator", "CentroidMixin", "ScaledCentroidMixin", "NotFittedError", "PublishedNWarning",
+           "N_PUBLIC_DOC", "N_SHARE_DOC"]
 
 #: Docstring text shared by every estimator that needs the number of records.
 N_PUBLIC_DOC = """n_public : float, optional
@@ -79,6 +80,14 @@ def _feature_names(X):
         return None
     names = np.asarray(list(cols), dtype=object)
     return names if names.size and all(isinstance(c, str) for c in names) else None
+
+
+class PublishedNWarning(UserWarning):
+    """Issued by a fit whose ``n_public`` equals the number of rows of ``X``: the exact N is published.
+
+    That is right when N is public anyway (a census, a fixed panel, the size of a published data set); then
+    silence it with ``warnings.simplefilter("ignore", PublishedNWarning)``. Otherwise pass a count released by
+    :func:`~dpclust_core.count.private_count`."""
 
 
 class Estimator(BaseEstimator):
@@ -196,7 +205,7 @@ class DPEstimator(Estimator):
             if getattr(p, "n_public", None) is not None and p.n_public == X.shape[0]:
                 warnings.warn(f"{type(self).__name__}: n_public equals the number of rows of X: passing the exact "
                               f"count publishes N (the guarantee then holds only among data sets of that size); "
-                              f"pass a count released by private_count unless N is public anyway", UserWarning,
+                              f"pass a count released by private_count unless N is public anyway", PublishedNWarning,
                               stacklevel=2)
             if hasattr(p, "bounds"):
                 p.bounds = check_bounds(p.bounds, X.shape[1])
