@@ -49,9 +49,9 @@ import pywt
 from scipy import ndimage
 from sklearn.base import ClassifierMixin, ClusterMixin
 
-from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, Bool, BoundsSpec, Data, Epsilon,
+from ._validation import (ArrayLike, BadTypeError, RNGLike, Bool, BoundsSpec, Data, Epsilon,
                           EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Real, RandomState, Rng, budget_shares,
-                          check_bounds, check_data, check_int, check_options, check_rng, validate_params)
+                          check_bounds, check_data, check_int, check_rng, validate_params)
 from ._validation import NPublic
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator

@@ -19,9 +19,8 @@ from typing import Literal
 
 import numpy as np
 
-from .. import _kernels
-from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, check_data, check_epsilon,
-                           check_half_width, check_int, check_options, check_real, check_rng)
+from .._validation import (ArrayLike, BadTypeError, Epsilon, EpsilonTooSmallError, HalfWidth, Int, Options, Real,
+                           check_real, validate_params)
 
 __all__ = [
     "RHO",
@@ -43,16 +42,8 @@ _MAX_D = 10**6  # a dimension larger than this is a typo (no model here is meani
 
 
 # --------------------------------------------------------------------------------------------- checks
-def _check_rho(rho) -> float:
-    return check_real(rho, "rho", low=0.0, high=0.5)
-
-
-def _check_r(r) -> float:
-    return check_half_width(r)
-
-
-def _check_d(d, name="d") -> int:
-    return check_int(d, name, 1, _MAX_D)
+#: The specs of the arguments the models share: ρ of Eq. (4.6), the half-width r, the dimension d.
+_RHO, _R, _D = Real(0.0, 0.5), HalfWidth(), Int(1, _MAX_D)
 
 
 def _positive_array(x, name, *, integer=False, minimum=None):
@@ -76,6 +67,7 @@ def _positive_array(x, name, *, integer=False, minimum=None):
 
 
 # --------------------------------------------------------------------------------------------- Eq. 4.7
+@validate_params(d=_D, rho=_RHO)
 def count_sum_ratio(d: int, rho: float = RHO) -> float:
     """``c_d = ∛(4 d ρ²)``, the optimal ratio ``ε_0 : ε_i`` of the count's budget to one sum's budget, Eq. (4.7).
 
@@ -95,8 +87,6 @@ def count_sum_ratio(d: int, rho: float = RHO) -> float:
     >>> round(count_sum_ratio(2), 4)
     0.7399
     """
-    d = _check_d(d)
-    rho = _check_rho(rho)
     return float(np.cbrt(4.0 * d * rho * rho))
 
 
@@ -125,6 +115,7 @@ def optimal_count_share(d: int, rho: float = RHO) -> float:
     return c / (d + c)
 
 
+@validate_params(d=_D, epsilon_round=Epsilon(), rho=_RHO, r=_R, split=Options("improved", "original"))
 def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: Literal["improved", "original"] = "improved",
                  r: float = 1.0) -> tuple[float, float]:
     """The per-round budgets ``(ε_0, ε_s)`` of the count and of EACH of the d coordinate sums.
@@ -158,17 +149,14 @@ def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: Literal[
     >>> [round(e, 12) for e in budget_split(2, 0.6, split="original")]
     [0.2, 0.2]
     """
-    d = _check_d(d)
-    z = check_epsilon(epsilon_round, "epsilon_round")
-    rho = _check_rho(rho)
-    r = _check_r(r)
-    split = check_options(split, "split", ("improved", "original"))
+    z = epsilon_round
     if split == "improved":
         c = count_sum_ratio(d, rho)
         return c / (d + c) * z, z / (d + c)
     return z / (d * r + 1.0), r * z / (d * r + 1.0)
 
 
+@validate_params(d=_D, epsilon_round=Epsilon())
 def swapped_split_epsilon(d: int, epsilon_round: float = 1.0, rho: float = RHO) -> float:
     """Budget actually spent by one round when the shares of Eq. (4.7) are swapped.
 
@@ -196,13 +184,12 @@ def swapped_split_epsilon(d: int, epsilon_round: float = 1.0, rho: float = RHO) 
     >>> round(swapped_split_epsilon(20), 3)
     1.523
     """
-    d = _check_d(d)
-    z = check_epsilon(epsilon_round, "epsilon_round")
     c = count_sum_ratio(d, rho)
-    return (1.0 + d * c) / (d + c) * z
+    return (1.0 + d * c) / (d + c) * epsilon_round
 
 
 # --------------------------------------------------------------------------------------------- Eqs. 4.2-4.6
+@validate_params(r=_R, rho=_RHO, per=Options("centroid", "coordinate", "all"))
 def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, epsilon: float | ArrayLike,
                 t: int | ArrayLike = 1, r: float = 1.0, rho: float = RHO,
                 split: Literal["original", "improved"] | tuple[float, float] = "original",
@@ -259,16 +246,13 @@ def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, ep
     k = _positive_array(k, "k", integer=True, minimum=1)
     eps = _positive_array(epsilon, "epsilon")
     t = _positive_array(t, "t", integer=True, minimum=1)
-    r = _check_r(r)
-    rho = _check_rho(rho)
-    per = check_options(per, "per", ("centroid", "coordinate", "all"))
     try:
         np.broadcast_shapes(n.shape, d_arr.shape, k.shape, eps.shape, t.shape)
     except ValueError:
         raise ValueError("n, d, k, epsilon and t must broadcast to one shape") from None
     z = eps / t
     if isinstance(split, str):
-        split = check_options(split, "split", ("original", "improved"))
+        split = Options("original", "improved")(split, "split")
         if split == "original":
             e0 = z / (d_arr * r + 1.0)
             es = r * z / (d_arr * r + 1.0)
@@ -295,6 +279,7 @@ def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, ep
 
 
 # --------------------------------------------------------------------------------------------- Eqs. 4.8-4.9
+@validate_params(n=Real(0.0, low_open=True), d=_D, k=Int(1), rho=_RHO, r=_R, threshold=Real(0.0, low_open=True))
 def epsilon_m(n: float, d: int, k: int, rho: float = RHO, r: float = 1.0, threshold: float = 0.004) -> float:
     """Minimum per-round budget ε^m of DPLloyd-Impr, Eq. (4.9).
 
@@ -332,12 +317,6 @@ def epsilon_m(n: float, d: int, k: int, rho: float = RHO, r: float = 1.0, thresh
     >>> round(epsilon_m(48841, 6, 5), 4)    # Adult-num
     0.0962
     """
-    n = check_real(n, "n", low=0.0, low_open=True)
-    d = _check_d(d)
-    k = check_int(k, "k", 1, MAX_ALLOCATION)
-    rho = _check_rho(rho)
-    r = _check_r(r)
-    threshold = check_real(threshold, "threshold", low=0.0, low_open=True)
     return _epsilon_m(n, d, k, rho, r, threshold)
 
 
@@ -348,6 +327,8 @@ def _epsilon_m(n, d, k, rho=RHO, r=1.0, threshold=0.004):
     return math.exp(min(max(log_em, -700.0), 700.0))
 
 
+@validate_params(epsilon=Epsilon(), eps_m=Real(0.0, low_open=True), max_rounds=Int(1, 10_000),
+                 min_rounds=Int(1, 10_000))
 def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rounds: int = MIN_ROUNDS) -> int:
     """Number of rounds t⁻ of DPLloyd-Impr (Algorithm 14).
 
@@ -372,13 +353,9 @@ def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rou
     >>> n_rounds(0.05, epsilon_m(107091, 2, 5)), n_rounds(2.0, epsilon_m(5000, 2, 15))
     (4, 2)
     """
-    eps = check_epsilon(epsilon)
-    em = check_real(eps_m, "eps_m", low=0.0, low_open=True)  # a model quantity, not a budget: any size
-    max_rounds = check_int(max_rounds, "max_rounds", 1, 10_000)
-    min_rounds = check_int(min_rounds, "min_rounds", 1, 10_000)
-    if min_rounds > max_rounds:
+    if min_rounds > max_rounds:  # eps_m is a model quantity, not a budget: any size > 0
         raise ValueError(f"min_rounds={min_rounds} must not exceed max_rounds={max_rounds}")
-    return _n_rounds(eps, em, max_rounds, min_rounds)
+    return _n_rounds(epsilon, eps_m, max_rounds, min_rounds)
 
 
 def _n_rounds(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
