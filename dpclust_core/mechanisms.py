@@ -66,7 +66,7 @@ _INT_LIMIT = 2.0**52  # largest integer magnitude the grid arithmetic keeps exac
 
 # ============================================================================================ bookkeeping
 def _charge(ledger, name, epsilon, delta=0.0, sensitivity=None):
-    """Ask ``ledger`` (checked by the caller's spec) whether it can afford a release (raises before any noise)."""
+    """Ask ``ledger`` (already checked by the caller) whether it can afford a release (raises before any noise)."""
     if ledger is not None:
         ledger.require(epsilon, delta)
 
@@ -1072,7 +1072,7 @@ def _as_counts(counts, q, name="counts"):
 @validate_params(**_EM_SPECS)
 def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
                                         monotonic: bool = False, *, counts: ArrayLike | None = None) -> np.ndarray:
-    """Output probabilities of the exponential mechanism (Definition 2.4.1 / Corollary 3), in floating point.
+    """Output probabilities of the exponential mechanism (Su's thesis, Definition 2.4.1 / Corollary 3), in floats.
 
     ``Pr[o] ∝ exp(eps * q(D, o) / (2Δq))``, or ``exp(eps * q / Δq)`` when ``monotonic=True``; with ``counts``,
     ``Pr[o] ∝ counts[o] · exp(...)`` (the law of the piece that :func:`exponential_mechanism_intervals` selects).
@@ -1094,7 +1094,7 @@ def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, e
 def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None,
                           monotonic: bool = False, *, size: int | None = None, ledger: PrivacyLedger | None = None,
                           name: str = "exponential") -> int | np.ndarray:
-    """Select an index with probability ∝ exp(eps·q/(2Δq)) (Definition 2.4.1, Theorem 2.4.1), exactly.
+    """Select an index with probability ∝ exp(eps·q/(2Δq)) (Su's thesis, Def. 2.4.1, Thm 2.4.1), exactly.
 
     Parameters
     ----------

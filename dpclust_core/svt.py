@@ -487,8 +487,8 @@ lyu_su_li = _make_variant_function("lyu_su_li", """Alg. 17: the SVT instantiatio
 
     ε1 = ε2 = ε/2; ρ ~ Lap(Δ/ε1) drawn once; ν_i ~ Lap(2cΔ/ε2); output ⊤/⊥; halts after c ⊤'s.
 
-    Claimed: ε-DP. Actual: ε-DP (Thm 5.2.1), and the bound is tight (chapter 6, counterexample C3: ln R -> ε as the
-    number of "pinning" ⊥ queries grows).""")
+    Claimed: ε-DP. Actual: ε-DP (Thm 5.2.1), and the bound is tight (chapter 6, counterexample C3: ln R -> ε
+    as the number of "pinning" ⊥ queries grows).""")
 
 dwork_roth_2014 = _make_variant_function("dwork_roth_2014", """Alg. 18: SVT from Dwork & Roth's 2014 book ("SVT-DPBook", Fig. 5.2).
 
@@ -505,16 +505,16 @@ roth_2011 = _make_variant_function("roth_2011", """Alg. 19: SVT from Roth's 2011
     that was compared with the threshold; halts after c ⊤'s.
 
     Claimed: ε-DP. Actual: not ε'-DP for any finite ε' ("∞-DP"): a released value a_i tells that
-    ρ <= a_i − T, so the earlier ⊥'s are no longer free; counterexample C2 of chapter 6 gives ln R = (ℓ−1)ε/(2c),
-    unbounded in the number ℓ−1 of ⊥'s. Printing ⊤ instead would make it (3ε/2)-DP.
+    ρ <= a_i − T, so the earlier ⊥'s are no longer free; counterexample C2 of chapter 6 gives
+    ln R = (ℓ−1)ε/(2c), unbounded in the number ℓ−1 of ⊥'s. Printing ⊤ instead would make it (3ε/2)-DP.
     This function exists only to be studied; never use it to protect data.""")
 
 lee_clifton_2014 = _make_variant_function("lee_clifton_2014", """Alg. 20: SVT of Lee & Clifton, KDD 2014 (top-k itemsets, Fig. 5.4).  NOT PRIVATE AS CLAIMED.
 
     ε1 = ε/4; ρ ~ Lap(Δ/ε1); ε2 = 3ε/4; ν_i ~ Lap(Δ/ε2) (**no factor c**); halts after c ⊤'s.
 
-    Claimed: ε-DP. Actual: ((1+6c)/4)·ε-DP, tight (chapter 6, counterexample C3); ((1+3c)/4)·ε-DP for monotonic
-    queries. Already not ε-DP with c = 1 and two queries. Exists only to be studied.""")
+    Claimed: ε-DP. Actual: ((1+6c)/4)·ε-DP, tight (chapter 6, counterexample C3); ((1+3c)/4)·ε-DP for
+    monotonic queries. Already not ε-DP with c = 1 and two queries. Exists only to be studied.""")
 
 stoddard_2014 = _make_variant_function("stoddard_2014", """Alg. 21: SVT of Stoddard, Chen & Machanavajjhala 2014 (feature selection, Fig. 5.5).  NOT PRIVATE.
 
@@ -530,8 +530,8 @@ chen_2015 = _make_variant_function("chen_2015", """Alg. 22: SVT of Chen, Xiao, Z
     adds one, for study).
 
     Claimed: ε-DP. Actual: ∞-DP (PrivTree, SIGMOD 2016, App. B): k positives after many pinning ⊥'s
-    give ln R -> ε/2 + kε (chapter 6, counterexample C3), and the GPTT pairs give ln R growing linearly (C4).
-    Exists only to be studied.""")
+    give ln R -> ε/2 + kε (chapter 6, counterexample C3), and the GPTT pairs give ln R growing linearly
+    (C4). Exists only to be studied.""")
 
 gptt = _make_variant_function("gptt", """GPTT, "generalized private threshold testing" (Chen & Machanavajjhala 2015).  NOT PRIVATE.
 
@@ -539,8 +539,8 @@ gptt = _make_variant_function("gptt", """GPTT, "generalized private threshold te
     is Alg. 22). The model of Algs. 20–22.
 
     Claimed: ε-DP, by the published Algs. 20–22 it models (ε = ε1 + ε2). Actual: ∞-DP. Chen &
-    Machanavajjhala set out to prove exactly that, and it is true (chapter 6, counterexample C4: ln R grows by about 0.9
-    per (⊥, ⊤) pair at ε = 1). The thesis (§5.2.3) calls their proof wrong, because the same argument
+    Machanavajjhala set out to prove exactly that, and it is true (chapter 6, counterexample C4: ln R grows by
+    about 0.9 per (⊥, ⊤) pair at ε = 1). The thesis (§5.2.3) calls their proof wrong, because the same argument
     would "prove" the private Alg. 17 non-private. For GPTT, however, the argument's gap
     closes: the integrand ratio per pair is κ(z) >= e^{ε2} for every z (not -> 1, as the thesis says),
     so Pr[A(D) = a] >= e^{t·ε2} Pr[A(D') = a] on t pairs. Exists only to be studied.""")
@@ -1019,7 +1019,8 @@ def privacy_loss(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike,
 
     Examples
     --------
-    Counterexample C3 of chapter 6 with m = 1 pinning query: Alg. 20 (Lee & Clifton) is already not 1-DP with two queries.
+    Counterexample C3 of chapter 6 with m = 1 pinning query: Alg. 20 (Lee & Clifton) is already not 1-DP with
+    two queries.
 
     >>> round(privacy_loss("lee_clifton_2014", [0.0, 1.0], [1.0, 0.0], 0.0, 1.0, 1, [0.0, 1.0]), 4)
     1.0326

@@ -151,7 +151,7 @@ def _check_array(a, name, *, allow_bool=False, min_ndim=1):
 
 
 def _grid_array(a, name):
-    """:func:`_check_array` as floats (a spec)."""
+    """:func:`_check_array` as floats."""
     return _check_array(a, name).astype(float)
 
 
