@@ -29,8 +29,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_epsilon, check_int,
-                          check_probability, check_real, check_rng)
+from ._validation import (ArrayLike, BadTypeError, Epsilon, Int, Real, Rng, RNGLike, check_int, check_rng,
+                          validate_params)
 
 __all__ = ["AuditResult", "audit", "fisher_thinned_pvalue", "epsilon_lower_bound"]
 
@@ -90,6 +90,10 @@ class AuditResult:
                 f"empirical eps >= {self.epsilon_lower_bound:.3f} ({self.confidence:.0%} conf.)")
 
 
+#: A probability (the confidence of an interval) and a δ in [0, 1).
+_CONFIDENCE, _DELTA = Real(0.0, 1.0, low_open=True, high_open=True), Real(0.0, 1.0, high_open=True)
+
+
 def _counts(x, name, n, *, scalar=False):
     """Integer counts in [0, n] (a scalar, or an array unless ``scalar``), refusing anything else by name."""
     if isinstance(x, (str, bytes)):
@@ -109,6 +113,7 @@ def _counts(x, name, n, *, scalar=False):
     return a.astype(np.int64)
 
 
+@validate_params(n=Int(1), epsilon=Real(0.0))
 def fisher_thinned_pvalue(c1: int | ArrayLike, c2: int | ArrayLike, n: int, epsilon: float, rng: RNGLike = None,
                           thinned: int | ArrayLike | None = None) -> float | np.ndarray:
     """One-sided p-value for H0: p1 <= e^eps p2, from counts ``c1, c2`` out of ``n`` draws each.
@@ -142,8 +147,7 @@ def fisher_thinned_pvalue(c1: int | ArrayLike, c2: int | ArrayLike, n: int, epsi
     >>> bool(p < 0.001)
     True
     """
-    n = check_int(n, "n", 1, MAX_ALLOCATION)
-    eps = check_real(epsilon, "epsilon", low=0.0)
+    eps = epsilon
     c2 = _counts(c2, "c2", n)
     if thinned is None:
         c1 = _counts(c1, "c1", n)
@@ -155,6 +159,7 @@ def fisher_thinned_pvalue(c1: int | ArrayLike, c2: int | ArrayLike, n: int, epsi
     return float(out) if np.ndim(out) == 0 else out
 
 
+@validate_params(n=Int(1), confidence=_CONFIDENCE, delta=_DELTA)
 def epsilon_lower_bound(c1: int, c2: int, n: int, confidence: float = 0.95, delta: float = 0.0) -> float:
     """ln((p1_low - delta) / p2_high) with two-sided Clopper–Pearson bounds at ``confidence``; >= 0.
 
@@ -179,11 +184,8 @@ def epsilon_lower_bound(c1: int, c2: int, n: int, confidence: float = 0.95, delt
     >>> round(epsilon_lower_bound(20_000, 5_000, 100_000), 2)
     1.35
     """
-    n = check_int(n, "n", 1, MAX_ALLOCATION)
     c1 = _counts(c1, "c1", n, scalar=True)
     c2 = _counts(c2, "c2", n, scalar=True)
-    confidence = check_probability(confidence, "confidence")
-    delta = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
     a = (1 - confidence) / 2
     p1_low = stats.beta.ppf(a, c1, n - c1 + 1) if c1 > 0 else 0.0
     p2_high = stats.beta.ppf(1 - a, c2 + 1, n - c2) if c2 < n else 1.0
@@ -217,6 +219,8 @@ def _continuous_events(s1: np.ndarray, s2: np.ndarray, n_grid: int):
     return events
 
 
+@validate_params(epsilon=Epsilon(), n_samples=Int(10), n_grid=Int(2, 10_000), delta=_DELTA,
+                 confidence=_CONFIDENCE, rng=Rng())
 def audit(mechanism: Callable, d1: Any, d2: Any, epsilon: float, *, n_samples: int = 200_000,
           events: Sequence | None = None, statistic: Callable | None = None, n_grid: int = 40,
           delta: float = 0.0, confidence: float = 0.95, rng: RNGLike = None) -> AuditResult:
@@ -270,11 +274,7 @@ def audit(mechanism: Callable, d1: Any, d2: Any, epsilon: float, *, n_samples: i
     """
     if not callable(mechanism):
         raise BadTypeError(f"mechanism must be a callable mechanism(data, n, rng), got {type(mechanism).__name__}")
-    eps = check_epsilon(epsilon)
-    n = check_int(n_samples, "n_samples", 10, MAX_ALLOCATION)
-    n_grid = check_int(n_grid, "n_grid", 2, 10_000)
-    delta = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
-    confidence = check_probability(confidence, "confidence")
+    eps, n = epsilon, n_samples
     if statistic is not None and not callable(statistic):
         raise BadTypeError(f"statistic must be None or a callable, got {type(statistic).__name__}")
     if events is not None:
@@ -285,7 +285,6 @@ def audit(mechanism: Callable, d1: Any, d2: Any, epsilon: float, *, n_samples: i
         if not events or not all(callable(pred) for _, pred in events):
             raise ValueError("events must be a non-empty sequence of (description, predicate) pairs with "
                              "callable predicates")
-    rng = check_rng(rng, "rng")
 
     def as_outputs(out, who):
         try:

@@ -103,10 +103,9 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, _is_int_scalar, budget_shares,
-                          check_data, check_epsilon, check_ledger, check_options, check_real, check_rng, is_dask_array,
-                          read_dask_rows)
-from ._validation import check_n_public
+from ._validation import (ArrayLike, BadTypeError, Epsilon, EpsilonTooSmallError, Ledger, NPublic, Options, Real,
+                          Rng, RNGLike, _is_int_scalar, budget_shares, check_data, is_dask_array,
+                          read_dask_rows, validate_params)
 from .accounting import PrivacyLedger
 from .mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_grid, laplace_mechanism
 
@@ -581,6 +580,9 @@ def _split_budget(eps, shares):
 
 
 # ============================================================================================ public
+@validate_params(epsilon=Epsilon(), n_public=NPublic(), quantile=Real(0.5, 1.0, low_open=True, high_open=True),
+                 locate_share=Real(0.0, 1.0, low_open=True, high_open=True), on_unreliable=Options("raise", "flag"),
+                 random_state=Rng(), ledger=Ledger())
 def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, locate_share: float = 0.6,
                    weights: ArrayLike | None = None, log2_range: tuple[int, int] = (-64, 64),
                    n_public: float | None = None, on_unreliable: str = "raise", random_state: RNGLike = None,
@@ -688,27 +690,20 @@ def private_bounds(X: ArrayLike, epsilon: float, *, quantile: float = 0.99, loca
     ...     print("public range" in str(err), err.result is None)
     True True
     """
-    eps = check_epsilon(epsilon)
-    n_hint = None if n_public is None else check_n_public(n_public)
-    q = check_real(quantile, "quantile", low=0.5, high=1.0, low_open=True, high_open=True)
-    share = check_real(locate_share, "locate_share", low=0.0, high=1.0, low_open=True, high_open=True)
     w = _check_weights(weights)
     lo, hi = _check_log2_range(log2_range)
-    mode = check_options(on_unreliable, "on_unreliable", ("raise", "flag"))
-    rng = check_rng(random_state, "random_state")
-    check_ledger(ledger)
     if ledger is not None:
-        ledger.require(eps, 0.0, name="private_bounds")  # before the data are read
+        ledger.require(epsilon, 0.0, name="private_bounds")  # before the data are read
     X = read_dask_rows(check_data(X, "X", allow_dask=True))
     if is_dask_array(X):
         X = X.rechunk({1: -1})  # blocks of whole rows
     n, d = X.shape
     w = np.ones(d) if w is None else _check_weights(w, d)
-    inner = PrivacyLedger(budget_epsilon=eps)
-    shares = dict(epsilon=eps, locate_share=share, **({} if weights is None else {"weights": weights}))
+    inner = PrivacyLedger(budget_epsilon=epsilon)
+    shares = dict(epsilon=epsilon, locate_share=locate_share, **({} if weights is None else {"weights": weights}))
     try:
         with budget_shares("private_bounds", **shares):
-            box = _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner)
+            box = _private_bounds(X, epsilon, quantile, locate_share, w, lo, hi, on_unreliable, random_state, inner)
     finally:
         if ledger is not None and len(inner):
             ledger.extend(inner, group="private_bounds")

@@ -9,8 +9,8 @@ entry named "N (noisy count)".
 """
 from __future__ import annotations
 
-from ._validation import (ArrayLike, RNGLike, check_data, check_epsilon, check_ledger, check_rng, is_dask_array,
-                          read_dask_rows)
+from ._validation import (ArrayLike, Epsilon, Ledger, Rng, RNGLike, check_data, is_dask_array, read_dask_rows,
+                          validate_params)
 from .accounting import PrivacyLedger
 from .mechanisms import laplace_mechanism
 
@@ -23,6 +23,7 @@ def _noisy_count(n, epsilon, rng, ledger, name):
     return max(float(noisy), 1.0)
 
 
+@validate_params(epsilon=Epsilon(), random_state=Rng(), ledger=Ledger())
 def private_count(X: ArrayLike, epsilon: float, *, random_state: RNGLike = None, ledger: PrivacyLedger | None = None,
                   name: str = "N (noisy count)") -> float:
     """The number of rows of ``X``, released with epsilon-DP (add/remove-one) and clamped to at least 1.
@@ -59,12 +60,9 @@ def private_count(X: ArrayLike, epsilon: float, *, random_state: RNGLike = None,
     >>> private_count(np.zeros((0, 2)), 0.5, random_state=1) >= 1.0   # never below 1, even with no rows
     True
     """
-    eps = check_epsilon(epsilon)
-    rng = check_rng(random_state, "random_state")
-    check_ledger(ledger)
     if ledger is not None:
-        ledger.require(eps, 0.0, name=str(name))  # before the data are read
+        ledger.require(epsilon, 0.0, name=str(name))  # before the data are read
     X = check_data(X, "X", allow_dask=True, allow_empty=True)
     if is_dask_array(X):
         X = read_dask_rows(X)
-    return _noisy_count(X.shape[0], eps, rng, ledger, str(name))
+    return _noisy_count(X.shape[0], epsilon, random_state, ledger, str(name))

@@ -29,9 +29,9 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, check_bool,
-                          check_delta, check_epsilon, check_int, check_ledger, check_options, check_real, check_rng,
-                          check_sensitivity, check_shape)
+from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Bool, Delta, Epsilon, EpsilonTooSmallError, Int,
+                          Ledger, NoneOr, Options, Real, Rng, RNGLike, Shape, check_int, check_real, check_shape,
+                          validate_params)
 from .accounting import PrivacyLedger
 
 #: An output shape: an int or a tuple of ints (None for one scalar draw).
@@ -67,9 +67,8 @@ _INT_LIMIT = 2.0**52  # largest integer magnitude the grid arithmetic keeps exac
 
 # ============================================================================================ bookkeeping
 def _charge(ledger, name, epsilon, delta=0.0, sensitivity=None):
-    """Ask ``ledger`` whether it can afford a release (raises before any noise is drawn)."""
+    """Ask ``ledger`` (already checked by the caller) whether it can afford a release (raises before any noise)."""
     if ledger is not None:
-        check_ledger(ledger)
         ledger.require(epsilon, delta)
 
 
@@ -88,6 +87,18 @@ def _as_value(value, name="value"):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+class _GridScale(Real):
+    """A sensitivity or noise scale whose power-of-two grid stays a normal float (see :func:`_check_grid_scale`)."""
+
+    def __call__(self, value, name):
+        return _check_grid_scale(super().__call__(value, name), name)
+
+
+#: The specs of the arguments the mechanisms share.
+_EPS, _DELTA, _SENS, _RNG, _LEDGER = Epsilon(), Delta(), Real(0.0), Rng(), Ledger()
+_SIZE = NoneOr(Int(1))
 
 
 def _out(arr):
@@ -314,6 +325,7 @@ def _accept_dg(y, s2, t, rng):
 
 
 # ============================================================================================ the grid
+@validate_params(sensitivity=_GridScale(0.0), n_coords=Int(1))
 def laplace_grid(sensitivity: float, n_coords: int = 1) -> tuple[float, int]:
     """The grid step ``γ`` (a power of two) and the sensitivity in grid steps of a Laplace release.
 
@@ -326,12 +338,10 @@ def laplace_grid(sensitivity: float, n_coords: int = 1) -> tuple[float, int]:
 
     Returns ``(gamma, steps)``.
     """
-    sens = _check_grid_scale(check_sensitivity(sensitivity), "sensitivity")
-    n_coords = check_int(n_coords, "n_coords", 1, MAX_ALLOCATION)
-    if sens == 0:
+    if sensitivity == 0:
         return 1.0, 0
-    gamma = 2.0 ** math.floor(math.log2(sens / (2.0**GRID_BITS * (n_coords + 1))))
-    steps = math.floor(sens / gamma) + n_coords + 1
+    gamma = 2.0 ** math.floor(math.log2(sensitivity / (2.0**GRID_BITS * (n_coords + 1))))
+    steps = math.floor(sensitivity / gamma) + n_coords + 1
     return gamma, steps
 
 
@@ -351,6 +361,7 @@ def _check_l0(l0_sensitivity, size):
 
 
 # ============================================================================================ Laplace
+@validate_params(epsilon=_EPS, sensitivity=_SENS, value=_as_value, rng=_RNG, ledger=_LEDGER)
 def laplace_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None, *,
                       l0_sensitivity: int | None = None, ledger: PrivacyLedger | None = None,
                       name: str = "laplace") -> float | np.ndarray:
@@ -393,54 +404,46 @@ def laplace_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rng:
     >>> noisy.shape, led.epsilon
     ((2,), 0.5)
     """
-    eps = check_epsilon(epsilon)
-    sens = check_sensitivity(sensitivity)
-    arr = _as_value(value)
-    l0 = _check_l0(l0_sensitivity, arr.size)
-    rng = check_rng(rng, "rng")
-    _charge(ledger, name, eps, 0.0, sens)
-    if sens == 0:
-        noisy = arr.copy()
+    l0 = _check_l0(l0_sensitivity, value.size)
+    _charge(ledger, name, epsilon, 0.0, sensitivity)
+    if sensitivity == 0:
+        noisy = value.copy()
     else:
-        gamma, steps = laplace_grid(sens, l0)
-        K = _to_grid(arr, gamma, "value")
-        b = _check_scale(np.nextafter(steps / eps, np.inf))
-        K += _discrete_laplace(b, arr.size, rng).reshape(arr.shape)  # exact integers below 2^53
+        gamma, steps = laplace_grid(sensitivity, l0)
+        K = _to_grid(value, gamma, "value")
+        b = _check_scale(np.nextafter(steps / epsilon, np.inf))
+        K += _discrete_laplace(b, value.size, rng).reshape(value.shape)  # exact integers below 2^53
         K *= gamma
         noisy = K
-    _record(ledger, name, eps, 0.0, sens)
+    _record(ledger, name, epsilon, 0.0, sensitivity)
     return _out(noisy)
 
 
+@validate_params(scale=_GridScale(0.0, low_open=True), rng=_RNG)
 def laplace_noise(scale: float, size: ShapeLike = None, rng: RNGLike = None) -> float | np.ndarray:
     """Exact discrete-Laplace noise of scale ``scale`` on the grid ``2^(floor(log2 scale) - 20) Z``.
 
     For algorithms that add noise to a comparison and account for it themselves (the Sparse Vector Technique):
     nothing is recorded. The distribution is the discrete Laplace law ``∝ exp(-|z|/scale)`` on that fine grid.
     """
-    b = _check_grid_scale(check_real(scale, "scale", low=0.0, low_open=True), "scale")
-    rng = check_rng(rng, "rng")
     shape = check_shape(size, "size")
-    n = math.prod(shape)
-    gamma = 2.0 ** (math.floor(math.log2(b)) - 20)
-    z = _discrete_laplace(np.nextafter(b / gamma, np.inf), n, rng) * gamma
+    gamma = 2.0 ** (math.floor(math.log2(scale)) - 20)
+    z = _discrete_laplace(np.nextafter(scale / gamma, np.inf), math.prod(shape), rng) * gamma
     return float(z[0]) if size is None else z.reshape(shape)
 
 
+@validate_params(epsilon=_EPS, sensitivity=_SENS, value=_as_value, rng=_RNG)
 def naive_laplace(value: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None) -> float | np.ndarray:
     """The textbook floating-point Laplace mechanism ``value + rng.laplace(0, Δ/ε)`` — **not private**.
 
     Kept only to study Mironov's (2012) attack: the set of floats it can output depends on ``value``, so the
     low bits of one output can tell neighbouring datasets apart. Use :func:`laplace_mechanism`.
     """
-    eps = check_epsilon(epsilon)
-    sens = check_sensitivity(sensitivity)
-    arr = _as_value(value)
-    rng = check_rng(rng, "rng")
-    return _out(arr + rng.laplace(0.0, sens / eps, size=arr.shape))
+    return _out(value + rng.laplace(0.0, sensitivity / epsilon, size=value.shape))
 
 
 # ============================================================================================ geometric
+@validate_params(epsilon=_EPS, sensitivity=_SENS, value=_as_value, rng=_RNG, ledger=_LEDGER)
 def geometric_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None, *,
                         ledger: PrivacyLedger | None = None, name: str = "geometric") -> int | np.ndarray:
     """Integer-valued Laplace: ``value + Z`` with ``P(Z = z) ∝ exp(-epsilon |z| / sensitivity)``, sampled exactly.
@@ -453,14 +456,11 @@ def geometric_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rn
     >>> geometric_mechanism(10, 1, 1.0, rng=0).__class__.__name__
     'int'
     """
-    eps = check_epsilon(epsilon)
-    sens = check_sensitivity(sensitivity)
-    arr = _as_value(value)
+    arr, eps, sens = value, epsilon, sensitivity
     if np.any(arr != np.round(arr)):
         raise ValueError("value must be integer-valued for the geometric mechanism")
     if np.any(np.abs(arr) >= _INT_LIMIT):
         raise ValueError("value must be smaller than 2^52 in magnitude")
-    rng = check_rng(rng, "rng")
     _charge(ledger, name, eps, 0.0, sens)
     ints = np.round(arr).astype(np.int64)
     if sens == 0:
@@ -472,6 +472,7 @@ def geometric_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rn
 
 
 # ============================================================================================ Gaussian
+@validate_params(epsilon=_EPS, delta=_DELTA, l2_sensitivity=_SENS, method=Options("analytic", "classic"))
 def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
                    method: Literal["analytic", "classic"] = "analytic") -> float:
     """Noise standard deviation of the *continuous* Gaussian mechanism for (epsilon, delta)-DP.
@@ -489,10 +490,7 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     >>> round(gaussian_sigma(1.0, 1.0, 1e-5), 4)
     3.7306
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    check_options(method, "method", ("analytic", "classic"))
+    eps, dl, sens = epsilon, delta, l2_sensitivity
     if sens == 0:
         return 0.0
     if method == "classic":
@@ -517,13 +515,14 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     return float(sens * np.exp(root))
 
 
+@validate_params(rho=Real(0.0), epsilon=_EPS)
 def zcdp_delta(rho: float, epsilon: float) -> float:
     """δ of the (ε, δ)-DP guarantee implied by ρ-zCDP (Canonne, Kamath & Steinke 2020, Corollary 13).
 
     ``δ = inf_{α>1} exp((α−1)(αρ−ε)) / (α−1) · (1 − 1/α)^α``; any α gives a valid bound, and the minimiser is
     found by bisection on the derivative.
     """
-    return _zcdp_delta(check_real(rho, "rho", low=0.0), check_epsilon(epsilon))
+    return _zcdp_delta(rho, epsilon)
 
 
 def _zcdp_delta(rho, eps):
@@ -541,6 +540,7 @@ def _zcdp_delta(rho, eps):
     return min(math.exp(log_d), 1.0) if log_d < 700 else 1.0
 
 
+@validate_params(epsilon=_EPS, delta=_DELTA, l2_sensitivity=_SENS)
 def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
     """Smallest σ (to 1e-9 relative, rounded up) for which discrete Gaussian noise gives (ε, δ)-DP.
 
@@ -549,12 +549,9 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float)
     and ρ-zCDP gives (ε, :func:`zcdp_delta`)-DP. About 8 % more noise than the continuous analytic calibration
     at ε = 1, δ = 1e-5, and exact for the numbers released.
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    if sens == 0:
+    if l2_sensitivity == 0:
         return 0.0
-    return float(np.nextafter(sens / math.sqrt(2.0 * _largest_rho(eps, dl)), np.inf))
+    return float(np.nextafter(l2_sensitivity / math.sqrt(2.0 * _largest_rho(epsilon, delta)), np.inf))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -584,6 +581,7 @@ def _gaussian_grid(l2, eps, dl, l0):
     return gamma, sigma
 
 
+@validate_params(epsilon=_EPS, delta=_DELTA, l2_sensitivity=_GridScale(0.0), l0_sensitivity=Int(1))
 def gaussian_mechanism_sigma(l2_sensitivity: float, epsilon: float, delta: float,
                              l0_sensitivity: int = 1) -> float:
     """The standard deviation of the noise :func:`gaussian_mechanism` actually adds (in the value's units).
@@ -596,13 +594,12 @@ def gaussian_mechanism_sigma(l2_sensitivity: float, epsilon: float, delta: float
     >>> round(gaussian_mechanism_sigma(1.0, 1.0, 1e-5), 2)
     4.05
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    sens = _check_grid_scale(check_sensitivity(l2_sensitivity, "l2_sensitivity"), "l2_sensitivity")
-    l0 = check_int(l0_sensitivity, "l0_sensitivity", 1)
-    return 0.0 if sens == 0 else float(_gaussian_grid(sens, eps, dl, l0)[1])
+    if l2_sensitivity == 0:
+        return 0.0
+    return float(_gaussian_grid(l2_sensitivity, epsilon, delta, l0_sensitivity)[1])
 
 
+@validate_params(epsilon=_EPS, delta=_DELTA, value=_as_value, rng=_RNG, ledger=_LEDGER)
 def gaussian_mechanism(value: ArrayLike, l2_sensitivity: float | ArrayLike, epsilon: float, delta: float,
                        rng: RNGLike = None, *, l0_sensitivity: int | None = None,
                        rows: Literal["sequential", "disjoint"] | None = None, ledger: PrivacyLedger | None = None,
@@ -640,16 +637,13 @@ def gaussian_mechanism(value: ArrayLike, l2_sensitivity: float | ArrayLike, epsi
     >>> out.shape
     (3,)
     """
-    eps = check_epsilon(epsilon)
-    dl = check_delta(delta)
-    arr = _as_value(value)
-    rng = check_rng(rng, "rng")
+    arr, eps, dl = value, epsilon, delta
     per_row = np.ndim(l2_sensitivity) > 0
     if per_row:
         sens = _as_value(l2_sensitivity, "l2_sensitivity")
         if arr.ndim == 0 or sens.shape != (arr.shape[0],) or np.any(sens < 0):
             raise ValueError("l2_sensitivity must be a float, or one non-negative value per row of value")
-        check_options(rows, "rows", ("sequential", "disjoint"))
+        Options("sequential", "disjoint")(rows, "rows")
         n_rows = arr.shape[0]
         l0 = _check_l0(l0_sensitivity, arr[0].size)
         if ledger is not None:
@@ -668,7 +662,7 @@ def gaussian_mechanism(value: ArrayLike, l2_sensitivity: float | ArrayLike, epsi
                         with par.partition():
                             ledger.record(f"{name} [row {i}]", eps, dl, float(sens[i]))
         return noisy
-    sens = _check_grid_scale(check_sensitivity(l2_sensitivity, "l2_sensitivity"), "l2_sensitivity")
+    sens = _GridScale(0.0)(l2_sensitivity, "l2_sensitivity")
     l0 = _check_l0(l0_sensitivity, arr.size)
     _charge(ledger, name, eps, dl, sens)
     noisy = _gaussian_release(arr, sens, eps, dl, l0, rng)
@@ -715,19 +709,18 @@ def _gaussian_release(arr, sens, eps, dl, l0, rng):
     return K
 
 
+@validate_params(rng=_RNG, size=NoneOr(Shape()))
 def gaussian_noise(sigma: float | ArrayLike, size: ShapeLike = None, rng: RNGLike = None) -> float | np.ndarray:
     """Exact discrete Gaussian noise of standard deviation about ``sigma`` on the grid ``2^(floor(log2 σ)-20) Z``.
 
     For simulations and for algorithms that calibrate and account for their noise themselves; nothing is
     recorded. ``sigma`` may be an array broadcast against ``size`` (one scale per row).
     """
-    rng = check_rng(rng, "rng")
     if isinstance(sigma, (str, bytes)) or np.asarray(sigma).dtype.kind not in "iuf":
         raise BadTypeError(f"sigma must be a real number or an array of real numbers, got {sigma!r}")
     s = np.asarray(sigma, dtype=float)
     if not np.all(np.isfinite(s)) or np.any(s < _MIN_SCALE):
         raise ValueError(f"sigma must be finite and at least {_MIN_SCALE:g}, got {sigma!r}")
-    size = check_shape(size, "size") if size is not None else None
     try:
         shape = np.broadcast_shapes(s.shape, () if size is None else size)
     except ValueError:
@@ -749,6 +742,7 @@ def gaussian_noise(sigma: float | ArrayLike, size: ShapeLike = None, rng: RNGLik
 RELEASE_BITS = 40
 
 
+@validate_params(scale=_GridScale(0.0, low_open=True), bits=Int(1, 1000))
 def grid_step(scale: float, bits: int = RELEASE_BITS) -> float:
     """The power-of-two step ``2^(floor(log2 scale) - bits)`` of a release whose public scale is ``scale``.
 
@@ -760,9 +754,7 @@ def grid_step(scale: float, bits: int = RELEASE_BITS) -> float:
     >>> grid_step(1.0), grid_step(3.0, bits=4)
     (9.094947017729282e-13, 0.125)
     """
-    s = _check_grid_scale(check_real(scale, "scale", low=0.0, low_open=True), "scale")
-    bits = check_int(bits, "bits", 1, 1000)
-    return _grid_step(s, bits)
+    return _grid_step(scale, bits)
 
 
 def _grid_step(scale, bits=RELEASE_BITS):
@@ -770,6 +762,7 @@ def _grid_step(scale, bits=RELEASE_BITS):
     return math.ldexp(1.0, max(e - bits, -1022))
 
 
+@validate_params(value=_as_value, step=lambda v, name: _check_steps(v, name))
 def snap_to_grid(value: ArrayLike, step: float | ArrayLike) -> float | np.ndarray:
     """``value`` rounded to the nearest multiple of the power-of-two ``step`` (one step, or one per column).
 
@@ -781,9 +774,7 @@ def snap_to_grid(value: ArrayLike, step: float | ArrayLike) -> float | np.ndarra
     >>> snap_to_grid([0.3, -1.26], 0.25).tolist()
     [0.25, -1.25]
     """
-    arr = _as_value(value)
-    out = _snap(arr, _check_steps(step))
-    return float(out) if out.ndim == 0 else out
+    return _out(_snap(value, step))
 
 
 def _check_steps(step, name="step"):
@@ -834,6 +825,7 @@ def _snap_release(value, step):
     return value
 
 
+@validate_params(low=Real(), high=Real())
 def interval_grid(low: float, high: float, bits: int = RELEASE_BITS) -> tuple[float, int, int]:
     """A public power-of-two grid for releasing a point of ``[low, high]``: ``(step, j_low, j_high)``.
 
@@ -846,8 +838,6 @@ def interval_grid(low: float, high: float, bits: int = RELEASE_BITS) -> tuple[fl
     >>> interval_grid(-1.0, 1.0, bits=3)
     (0.25, -4, 4)
     """
-    low = check_real(low, "low")
-    high = check_real(high, "high")
     if not low < high:
         raise ValueError(f"low and high must satisfy low < high, got low={low!r}, high={high!r}")
     with np.errstate(over="ignore"):
@@ -1050,24 +1040,23 @@ def _first_above(sorted_values, x):
     return lo
 
 
-def _em_factor(monotonic):
-    return 1.0 if check_bool(monotonic, "monotonic") else 2.0
-
-
-def _em_check(sensitivity, epsilon):
-    eps = check_epsilon(epsilon)
-    sens = check_sensitivity(sensitivity)
+def _em_sensitivity(sensitivity, name):
+    sens = check_real(sensitivity, name, low=0.0)
     if sens == 0:
-        raise ValueError("sensitivity must be > 0 for the exponential mechanism")
-    return eps, sens
+        raise ValueError(f"{name} must be > 0 for the exponential mechanism")
+    return sens
+
+
+#: The specs of the arguments every exponential mechanism takes.
+_EM_SPECS = dict(epsilon=_EPS, sensitivity=_em_sensitivity, scores=lambda v, name: _as_scores(v, name),
+                 monotonic=Bool())
 
 
 def _em_logits(scores, sensitivity, epsilon, monotonic, counts=None):
     """Float log-weights ``eps q / (f Δ) + log c``, shifted so that the best option has 0 (for the law only)."""
-    eps, sens = _em_check(sensitivity, epsilon)
-    q = _as_scores(scores)
+    eps, sens, q = epsilon, sensitivity, scores
     c = None if counts is None else _as_counts(counts, q)
-    factor = _em_factor(monotonic)
+    factor = 1.0 if monotonic else 2.0
     live = q > -np.inf if c is None else (q > -np.inf) & (c > 0)
     g = np.full(q.shape, np.inf)
     g[live] = _scaled_gaps(float(q[live].max()), q[live], eps, factor, sens)
@@ -1110,9 +1099,10 @@ def _as_counts(counts, q, name="counts"):
     return c
 
 
+@validate_params(**_EM_SPECS)
 def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
                                         monotonic: bool = False, *, counts: ArrayLike | None = None) -> np.ndarray:
-    """Output probabilities of the exponential mechanism (Definition 2.4.1 / Corollary 3), in floating point.
+    """Output probabilities of the exponential mechanism (Su's thesis, Definition 2.4.1 / Corollary 3), in floats.
 
     ``Pr[o] ∝ exp(eps * q(D, o) / (2Δq))``, or ``exp(eps * q / Δq)`` when ``monotonic=True``; with ``counts``,
     ``Pr[o] ∝ counts[o] · exp(...)`` (the law of the piece that :func:`exponential_mechanism_intervals` selects).
@@ -1130,10 +1120,11 @@ def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, e
     return np.exp(logits - special.logsumexp(logits))
 
 
+@validate_params(**_EM_SPECS, rng=_RNG, size=_SIZE, ledger=_LEDGER)
 def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float, rng: RNGLike = None,
                           monotonic: bool = False, *, size: int | None = None, ledger: PrivacyLedger | None = None,
                           name: str = "exponential") -> int | np.ndarray:
-    """Select an index with probability ∝ exp(eps·q/(2Δq)) (Definition 2.4.1, Theorem 2.4.1), exactly.
+    """Select an index with probability ∝ exp(eps·q/(2Δq)) (Su's thesis, Def. 2.4.1, Thm 2.4.1), exactly.
 
     Parameters
     ----------
@@ -1175,11 +1166,8 @@ def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float,
     >>> exponential_mechanism([0.0, 100.0, 0.0], sensitivity=1, epsilon=1.0, rng=0)
     1
     """
-    eps, sens = _em_check(sensitivity, epsilon)
-    q = _as_scores(scores)
-    factor = _em_factor(monotonic)
-    rng = check_rng(rng, "rng")
-    n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION)
+    eps, sens, q, factor = epsilon, sensitivity, scores, 1.0 if monotonic else 2.0
+    n = 1 if size is None else size
     _charge(ledger, name, n * eps, 0.0, sens)
     table = _EMTable(q, None, eps, factor, sens)
     out = _in_blocks(lambda _, m, r: table.draw(m, r), None, n, rng)
@@ -1190,6 +1178,7 @@ def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float,
     return out
 
 
+@validate_params(**_EM_SPECS, rng=_RNG, ledger=_LEDGER)
 def exponential_mechanism_top_k(scores: ArrayLike, k: int, sensitivity: float, epsilon: float, rng: RNGLike = None,
                                 monotonic: bool = False, *, size: int | None = None,
                                 ledger: PrivacyLedger | None = None, name: str = "exponential (top-k)") -> np.ndarray:
@@ -1231,11 +1220,8 @@ def exponential_mechanism_top_k(scores: ArrayLike, k: int, sensitivity: float, e
     >>> exponential_mechanism_top_k([0.0, 100.0, 50.0, 0.0], 2, sensitivity=1, epsilon=1.0, rng=0).tolist()
     [1, 2]
     """
-    eps, sens = _em_check(sensitivity, epsilon)
-    q = _as_scores(scores)
-    factor = _em_factor(monotonic)
+    eps, sens, q, factor = epsilon, sensitivity, scores, 1.0 if monotonic else 2.0
     k = check_int(k, "k", 1, int(np.sum(q > -np.inf)))
-    rng = check_rng(rng, "rng")
     n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION // k)
     _charge(ledger, name, n * k * eps, 0.0, sens)
     out = np.empty((n, k), dtype=np.int64)
@@ -1272,6 +1258,7 @@ def _top_k_round(out, r, q, table, eps, factor, sens, rng, tries=8):
         out[rows, r] = _EMTable(rest, None, eps, factor, sens).draw(rows.size, rng)
 
 
+@validate_params(**_EM_SPECS, rng=_RNG, size=_SIZE, ledger=_LEDGER)
 def exponential_mechanism_intervals(scores: ArrayLike, counts: ArrayLike, sensitivity: float, epsilon: float,
                                     rng: RNGLike = None, *, monotonic: bool = False, size: int | None = None,
                                     ledger: PrivacyLedger | None = None, name: str = "exponential (intervals)"
@@ -1309,12 +1296,9 @@ def exponential_mechanism_intervals(scores: ArrayLike, counts: ArrayLike, sensit
     >>> i, 0 <= j < 4
     (1, True)
     """
-    eps, sens = _em_check(sensitivity, epsilon)
-    q = _as_scores(scores)
+    eps, sens, q, factor = epsilon, sensitivity, scores, 1.0 if monotonic else 2.0
     c = _as_counts(counts, q)
-    factor = _em_factor(monotonic)
-    rng = check_rng(rng, "rng")
-    n = 1 if size is None else check_int(size, "size", 1, MAX_ALLOCATION)
+    n = 1 if size is None else size
     _charge(ledger, name, n * eps, 0.0, sens)
     table = _EMTable(q, c, eps, factor, sens)
     i = _in_blocks(lambda _, m, r: table.draw(m, r), None, n, rng)

@@ -19,8 +19,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_data, check_int,
-                          check_probability, check_real, check_rng)
+from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Int, Real, Rng, RNGLike, check_data,
+                          validate_params)
 
 __all__ = ["nicv", "wcss", "squared_distances", "assign", "dsg_c", "ocm", "two_ce", "rand_index",
            "k_relative_error", "fixed_split"]
@@ -248,6 +248,7 @@ def two_ce(pred_t: ArrayLike, pred_p: ArrayLike) -> float:
     return 1.0 - rand_index(pred_t, pred_p)
 
 
+@validate_params(k=Real(0.0, low_open=True))
 def k_relative_error(k_prime: float | ArrayLike, k: float) -> float:
     """Relative error of the private number of significant cells, ``|k' - k| / k`` (paper §7.2).
 
@@ -258,11 +259,12 @@ def k_relative_error(k_prime: float | ArrayLike, k: float) -> float:
     >>> round(k_relative_error([141.0, 143.0], 144), 4)
     0.0139
     """
-    kk = check_real(k, "k", low=0.0, low_open=True)
     kp = _labels(k_prime if isinstance(k_prime, (str, bytes)) else np.atleast_1d(k_prime), "k_prime")
-    return abs(float(np.mean(kp)) - kk) / kk
+    return abs(float(np.mean(kp)) - k) / k
 
 
+@validate_params(n_samples=Int(2), test_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
+                 random_state=Rng())
 def fixed_split(n_samples: int, test_fraction: float = 0.1,
                 random_state: RNGLike = 0) -> tuple[np.ndarray, np.ndarray]:
     """A fixed (seeded) split of ``range(n_samples)`` for the protocol of paper §6: ``(train_idx, test_idx)``.
@@ -273,8 +275,7 @@ def fixed_split(n_samples: int, test_fraction: float = 0.1,
     >>> tr.size, te.size, len(set(tr) & set(te))
     (90, 10, 0)
     """
-    n = check_int(n_samples, "n_samples", 2, MAX_ALLOCATION)
-    frac = check_probability(test_fraction, "test_fraction")
-    perm = check_rng(random_state, "random_state").permutation(n)
-    n_test = min(n - 1, max(1, int(round(frac * n))))
+    n = n_samples
+    perm = random_state.permutation(n)
+    n_test = min(n - 1, max(1, int(round(test_fraction * n))))
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])

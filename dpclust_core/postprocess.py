@@ -38,8 +38,8 @@ from typing import Literal
 import numpy as np
 
 from . import _kernels
-from ._validation import (ArrayLike, BadTypeError, Bool, RNGLike, Int, NoneOr, Options, RandomState, Real,
-                          check_bool, check_data, check_int, check_n_clusters, check_options, check_real, check_rng)
+from ._validation import (ArrayLike, BadTypeError, Bool, RNGLike, Int, NoneOr, Options, RandomState, Real, Rng,
+                          Data, check_data, check_n_clusters, check_options, check_real, check_rng, validate_params)
 from .base import CentroidMixin, Estimator
 from .kmeans.lloyd import DPLloyd, project_l1_ball
 
@@ -325,6 +325,7 @@ def _round_statistics(X, A, K):
     return S, N
 
 
+@validate_params(transcript=_check_transcript)
 def partition_statistics(X: ArrayLike, transcript: Transcript) -> tuple[np.ndarray, np.ndarray]:
     """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t = 1..T.
 
@@ -347,9 +348,8 @@ def partition_statistics(X: ArrayLike, transcript: Transcript) -> tuple[np.ndarr
     >>> S.ravel().tolist(), N.ravel().tolist()
     ([-0.5, 1.1], [1.0, 2.0])
     """
-    tr = _check_transcript(transcript)
-    X = check_data(X, n_features=tr.n_features)
-    return _round_statistics(X, _assign_rounds(X, tr.centroids[:-1]), tr.n_clusters)
+    X = check_data(X, n_features=transcript.n_features)
+    return _round_statistics(X, _assign_rounds(X, transcript.centroids[:-1]), transcript.n_clusters)
 
 
 def _observations(tr, obs, consistency):
@@ -359,6 +359,8 @@ def _observations(tr, obs, consistency):
     return cs.s_hat, cs.n_hat
 
 
+@validate_params(transcript=_check_transcript, obs=Options("consistent", "raw"),
+                 temperature=Real(0.0, low_open=True))
 def transcript_loss(X: ArrayLike, transcript: Transcript, *, obs: Literal["consistent", "raw"] = "consistent",
                     temperature: float = 1.0) -> float:
     """Negative log target ``L(D)`` of the sampler (so ``π(D) = exp(-L)``).
@@ -390,15 +392,14 @@ def transcript_loss(X: ArrayLike, transcript: Transcript, *, obs: Literal["consi
     >>> round(transcript_loss([[-0.5], [0.2], [0.9]], tr, obs="raw"), 6)
     0.1
     """
-    tr = _check_transcript(transcript)
-    obs = check_options(obs, "obs", ("consistent", "raw"))
-    temperature = check_real(temperature, "temperature", low=0.0, low_open=True)
+    tr = transcript
     y, u = _observations(tr, obs, True)
     S, N = partition_statistics(X, tr)
     per_t = (np.abs(y - S).sum(axis=(1, 2)) / tr.sum_scale + np.abs(u - N).sum(axis=1) / tr.count_scale)
     return float(temperature * per_t.sum())
 
 
+@validate_params(transcript=_check_transcript, per_round=Bool())
 def transcript_log_likelihood(X: ArrayLike, transcript: Transcript, *,
                               per_round: bool = False) -> float | np.ndarray:
     """Exact ``ln P[transcript | D = X]`` under the Laplace mechanism (the paper's §3.1, corrected).
@@ -427,8 +428,7 @@ def transcript_log_likelihood(X: ArrayLike, transcript: Transcript, *,
     >>> round(transcript_log_likelihood([[-0.5], [0.2], [0.9]], tr), 6)   # data match the release: 4 ln(1)
     0.0
     """
-    tr = _check_transcript(transcript)
-    per_round = check_bool(per_round, "per_round")
+    tr = transcript
     S, N = partition_statistics(X, tr)
     K, d = tr.n_clusters, tr.n_features
     per_t = (-K * d * np.log(2 * tr.sum_scale) - K * np.log(2 * tr.count_scale)
@@ -622,6 +622,7 @@ def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weigh
 # --------------------------------------------------------------------------------------------------
 # non-private k-means on the synthetic dataset
 # --------------------------------------------------------------------------------------------------
+@validate_params(X=Data(), n_init=Int(0, 10_000), max_iter=Int(1, 10**6), tol=Real(0.0), random_state=Rng())
 def kmeans_best(X: ArrayLike, n_clusters: int, *, n_init: int = 10, extra_inits: Sequence[ArrayLike] = (),
                 random_state: RNGLike = None, max_iter: int = 300, tol: float = 1e-6) -> tuple[np.ndarray, float]:
     """Non-private k-means: Lloyd from ``n_init`` k-means++ seeds plus each array in ``extra_inits``; the run
@@ -655,13 +656,9 @@ def kmeans_best(X: ArrayLike, n_clusters: int, *, n_init: int = 10, extra_inits:
     >>> sorted(C.tolist()), w
     ([[0.0, 0.0], [1.0, 1.0]], 0.0)
     """
-    X = check_data(X)
     n, d = X.shape
     K = check_n_clusters(n_clusters, n)
-    n_init = check_int(n_init, "n_init", 0, 10_000)
-    max_iter = check_int(max_iter, "max_iter", 1, 10**6)
-    tol = check_real(tol, "tol", low=0.0)
-    rng = check_rng(random_state, "random_state")
+    rng = random_state
     if isinstance(extra_inits, (str, bytes)) or not hasattr(extra_inits, "__iter__"):
         raise BadTypeError(f"extra_inits must be a sequence of (K, d) arrays, got {type(extra_inits).__name__}")
     starts = []
@@ -764,6 +761,9 @@ def _resolve_n_points(n_points, mN):
     return n_points
 
 
+@validate_params(transcript=_check_transcript, n_points=NoneOr(Int(1, _MAX_POINTS)),
+                 proposal_var=Real(0.0, _MAX_PROPOSAL_VAR, low_open=True), consistency=Bool(),
+                 project_centroids=Bool(), n_init=Int(0, 1000), random_state=Rng())
 def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
                            consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
                            random_state: RNGLike = None) -> np.ndarray:
@@ -797,18 +797,10 @@ def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, 
     >>> np.round(pooled_proposal_kmeans(tr, random_state=0), 1).ravel().tolist()
     [-0.5, 0.5]
     """
-    tr = _check_transcript(transcript)
-    if n_points is not None:
-        n_points = check_int(n_points, "n_points", 1, _MAX_POINTS)
-    proposal_var = check_real(proposal_var, "proposal_var", low=0.0, high=_MAX_PROPOSAL_VAR, low_open=True)
-    consistency = check_bool(consistency, "consistency")
-    project_centroids = check_bool(project_centroids, "project_centroids")
-    n_init = check_int(n_init, "n_init", 0, 1000)
-    rng = check_rng(random_state, "random_state")
-    c_hat, omega, mN = _proposal_parameters(tr, consistency, project_centroids)
+    c_hat, omega, mN = _proposal_parameters(transcript, consistency, project_centroids)
     M = _resolve_n_points(n_points, mN)
-    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, rng)
-    C, _ = _kmeans_best(X, tr.n_clusters, n_init, [tr.final_centroids], rng)
+    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, random_state)
+    C, _ = _kmeans_best(X, transcript.n_clusters, n_init, [transcript.final_centroids], random_state)
     return C
 
 

@@ -1,13 +1,13 @@
-"""The Sparse Vector Technique (SVT): every variant of thesis chapter 5, exact privacy losses, SVT vs EM.
+"""The Sparse Vector Technique (SVT): every variant of thesis chapter 5 and their exact privacy losses.
 
-Spec ``svt.md`` (Dong Su's thesis, ch. 5 "Understanding the Sparse Vector Technique", = Lyu, Su & Li,
-PVLDB 2017). SVT answers a stream of queries ``q_1, q_2, ...`` with "above" (⊤) or "below" (⊥) a
-threshold ``T`` and pays only for the (at most ``c``) positive answers. The thesis lists six published
-variants (Algs. 17–22), the GPTT model of the buggy ones, and its generalised standard SVT (Alg. 23).
-Four of them are **not differentially private**; they live here, named after their source, only to be
-studied (chapter 05 shows each one failing).
+After Dong Su's thesis, ch. 5 "Understanding the Sparse Vector Technique" (= Lyu, Su & Li, PVLDB 2017).
+SVT answers a stream of queries ``q_1, q_2, ...`` with "above" (⊤) or "below" (⊥) a threshold ``T`` and pays
+only for the (at most ``c``) positive answers. The thesis lists six published variants (Algs. 17–22), the
+GPTT model of the buggy ones, and its generalised standard SVT (Alg. 23). Four of them are **not
+differentially private**; they live here, named after their source, only to be studied (the book's chapter 6
+shows each one failing).
 
-Conventions (spec §0), shared by every variant:
+Conventions, shared by every variant:
 
 * comparison: ⊤ iff ``q_i + ν_i >= T_i + ρ``; the threshold noise ρ is drawn once per run (only
   ``dwork_roth_2014`` redraws it after every ⊤);
@@ -28,25 +28,19 @@ Entry points
 :func:`output_probability`, :func:`privacy_loss`
     Exact probability of an output vector by 1-D integration over the threshold noise in log space
     (master formula, Eq. 5.5), and the log ratio of that on two neighbouring answer vectors.
-:func:`select_top_c`, :func:`selection_metrics`, :func:`zipf_scores`
-    The top-c selection experiment of §5.4–5.5: SVT (interactive, ``standard`` monotone with an
-    ε1:ε2 ratio, or ``dwork_roth_2014``), SVT with retraversal, and the exponential mechanism.
-
-The chapter's counterexamples, their three views, the GPTT proof evaluated and the thesis's Zipf tables are the
-book's (``dpclust_book.experiments.svt``).
+The chapter's counterexamples, their three views, the GPTT proof evaluated, the top-c selection experiment
+(SVT vs the exponential mechanism) and the thesis's Zipf tables are the book's (``dpclust_book.experiments.svt``).
 
 Noise and sizes
 ---------------
 Every random draw that plays the role of privacy noise goes through :mod:`~dpclust_core.mechanisms`: exact
 discrete Laplace noise on a fine power-of-two grid (:func:`~dpclust_core.mechanisms.laplace_noise`, floating-point
-safe) for the comparisons and the released numbers, and the Gumbel top-k sampler
-(:func:`~dpclust_core.mechanisms.exponential_mechanism_top_k`) for the exponential mechanism. A simulation
+safe) for the comparisons and the released numbers. A simulation
 allocates at most ``MAX_ALLOCATION`` (2^31) outputs at once; a bigger ``n_runs`` is refused by name.
 """
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -54,12 +48,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
 
-from ._validation import (MAX_ALLOCATION, BadTypeError, RNGLike, check_bool, check_data, check_epsilon, check_int,
-                          check_ledger, check_options, check_positive_int, check_probability, check_real,
-                          check_rng)
+from ._validation import (MAX_ALLOCATION, BadTypeError, Bool, Data, Epsilon, Int, Ledger, Options, Real, Rng,
+                          RNGLike, check_bool, check_data, check_epsilon, check_int, check_options, check_real,
+                          validate_params)
 from .accounting import PrivacyLedger
 from .audit import AuditResult, audit
-from .mechanisms import exponential_mechanism_top_k, laplace_mechanism, laplace_noise
+from .mechanisms import laplace_mechanism, laplace_noise
 
 __all__ = [
     "Variant",
@@ -82,13 +76,6 @@ __all__ = [
     "matches_output",
     "audit_variant",
     "decode_event",
-    "default_threshold",
-    "alpha_svt",
-    "alpha_em",
-    "zipf_scores",
-    "select_top_c",
-    "selection_metrics",
-    "variant_table",
 ]
 
 
@@ -120,11 +107,6 @@ def _real_array(x, name, *, ndim=1, allow_nan=False, allow_inf=False, allow_empt
     return a
 
 
-def _check_queries(queries, name="queries"):
-    """A non-empty 1-D array of finite query answers."""
-    return check_data(queries, name, ndim=1)
-
-
 def _check_threshold(threshold, m, name="threshold"):
     """A finite public threshold, or one per query: returned as an array of shape (m,)."""
     if isinstance(threshold, np.ndarray) and threshold.ndim == 0:
@@ -137,8 +119,8 @@ def _check_threshold(threshold, m, name="threshold"):
     return t
 
 
-def _check_sens(sensitivity, name="sensitivity"):
-    return check_real(sensitivity, name, low=0.0, low_open=True)
+#: The specs of the arguments every variant's function shares.
+_QUERIES, _SENSITIVITY, _C = Data(1), Real(0.0, low_open=True), Int(1)
 
 
 def _check_runs(n_runs, m, name="n_runs", what="queries"):
@@ -152,8 +134,7 @@ def _check_runs(n_runs, m, name="n_runs", what="queries"):
 
 
 def _check_ledger_for(ledger, cost, name):
-    """Validate ``ledger`` and ask it, before any noise is drawn, whether it can afford ``cost``."""
-    check_ledger(ledger)
+    """Ask ``ledger`` (a checked ledger or None), before any noise is drawn, whether it can afford ``cost``."""
     if ledger is not None:
         ledger.require(cost, 0.0, name=name)
     return ledger
@@ -196,6 +177,7 @@ def _cutoff_flag(variant, params, c):
     return c if check_bool(params.get("cutoff", False), "cutoff") else None
 
 
+@validate_params(epsilon=Epsilon(), c=_C, monotonic=Bool())
 def optimal_split(epsilon: float, c: int = 1, monotonic: bool = False) -> tuple[float, float]:
     """The ε1:ε2 split minimising the variance of the comparison noise ν_i − ρ (thesis Eq. 5.12).
 
@@ -222,14 +204,12 @@ def optimal_split(epsilon: float, c: int = 1, monotonic: bool = False) -> tuple[
     >>> round(e1, 4), round(e1 + e2, 12)
     (0.0139, 1.0)
     """
-    eps = check_epsilon(epsilon)
-    c = check_positive_int(c, "c", maximum=MAX_ALLOCATION)
-    k = c if check_bool(monotonic, "monotonic") else 2 * c
-    r = k ** (2.0 / 3.0)
-    eps1 = eps / (1.0 + r)
-    return eps1, eps - eps1
+    k = c if monotonic else 2 * c
+    eps1 = epsilon / (1.0 + k ** (2.0 / 3.0))
+    return eps1, epsilon - eps1
 
 
+@validate_params(epsilon=Epsilon(), c=_C, sensitivity=_SENSITIVITY, monotonic=Bool())
 def comparison_noise_std(fraction: ArrayLike, epsilon: float, c: int = 1, sensitivity: float = 1.0,
                          monotonic: bool = False) -> float | np.ndarray:
     """Std of the comparison noise ν − ρ of Alg. 23 when ε1 = ``fraction``·ε and ε2 = (1−fraction)·ε.
@@ -260,28 +240,68 @@ def comparison_noise_std(fraction: ArrayLike, epsilon: float, c: int = 1, sensit
     >>> round(comparison_noise_std(0.5, 1.0, 1), 3)
     6.325
     """
-    eps = check_epsilon(epsilon)
-    c = check_positive_int(c, "c", maximum=MAX_ALLOCATION)
-    sens = _check_sens(sensitivity)
     f = _real_array(fraction, "fraction", ndim=None)
     if np.any((f <= 0) | (f >= 1)):
         raise ValueError("fraction must lie in the open interval (0, 1)")
-    k = c if check_bool(monotonic, "monotonic") else 2 * c
-    b1 = sens / (f * eps)
-    b2 = k * sens / ((1 - f) * eps)
+    k = c if monotonic else 2 * c
+    b1 = sensitivity / (f * epsilon)
+    b2 = k * sensitivity / ((1 - f) * epsilon)
     out = np.sqrt(2 * b1 ** 2 + 2 * b2 ** 2)
     return float(out) if out.ndim == 0 else out
 
 
-def _budget_eps(params, name, default):
+def _budget_eps(params, name):
     v = params.get(name, None)
-    if v is None:
-        return default
-    return check_epsilon(v, name)
+    return None if v is None else check_epsilon(v, name)
 
 
+def _gptt_split(eps, c, params):
+    """GPTT's free split: ``eps1``/``eps2`` (default ε/2 each), summing to ε."""
+    e1, e2 = _budget_eps(params, "eps1"), _budget_eps(params, "eps2")
+    if e1 is None and e2 is None:
+        e1 = e2 = eps / 2
+    elif e1 is None:
+        e1 = eps - e2
+    elif e2 is None:
+        e2 = eps - e1
+    if e1 <= 0 or e2 <= 0 or not math.isclose(e1 + e2, eps, rel_tol=1e-9):
+        raise ValueError(f"gptt: eps1 + eps2 must equal epsilon={eps}, got eps1={e1}, eps2={e2}")
+    return e1, e2, 0.0, 1
+
+
+def _standard_split(eps, c, params):
+    """Alg. 23's split: ``eps3`` (default 0) for the numeric release, then ``ratio`` = ε2/ε1, or ``eps1``/``eps2``,
+    or the optimum of :func:`optimal_split`; the query noise is Lap(2cΔ/ε2), or Lap(cΔ/ε2) when monotonic."""
+    mono = check_bool(params.get("monotonic", False), "monotonic")
+    e3 = params.get("eps3", 0.0)
+    e3 = 0.0 if e3 is None else check_real(e3, "eps3", low=0.0)
+    if e3 >= eps:
+        raise ValueError(f"eps3={e3} must be smaller than epsilon={eps}")
+    rest = eps - e3
+    e1, e2 = _budget_eps(params, "eps1"), _budget_eps(params, "eps2")
+    ratio = params.get("ratio", None)
+    if ratio is not None:
+        if e1 is not None or e2 is not None:
+            raise ValueError("give either ratio or eps1/eps2, not both")
+        ratio = check_real(ratio, "ratio", low=1e-9, high=1e9)
+        e1 = rest / (1 + ratio)
+        e2 = rest - e1
+    elif e1 is None and e2 is None:
+        e1, e2 = optimal_split(rest, c, monotonic=mono)
+    elif e1 is None:
+        e1 = rest - e2
+    elif e2 is None:
+        e2 = rest - e1
+    if e1 <= 0 or e2 <= 0 or not math.isclose(e1 + e2 + e3, eps, rel_tol=1e-9):
+        raise ValueError(f"standard: eps1 + eps2 + eps3 must equal epsilon={eps}, "
+                         f"got eps1={e1}, eps2={e2}, eps3={e3}")
+    return e1, e2, e3, (c if mono else 2 * c)
+
+
+@validate_params(variant=lambda v, name: check_options(v, name, tuple(VARIANTS)), epsilon=Epsilon(), c=_C,
+                 sensitivity=_SENSITIVITY)
 def noise_config(variant: str, epsilon: float, c: int = 1, sensitivity: float = 1.0, **params: Any) -> _Config:
-    """Resolve the noise scales, cutoff and budget split of ``variant`` (spec §1.2).
+    """Resolve the noise scales, cutoff and budget split of ``variant`` from its :data:`VARIANTS` entry.
 
     Parameters
     ----------
@@ -310,82 +330,7 @@ def noise_config(variant: str, epsilon: float, c: int = 1, sensitivity: float = 
     >>> cfg.b_rho, cfg.b_nu, cfg.cutoff
     (2.0, 12.0, 3)
     """
-    check_options(variant, "variant", tuple(VARIANTS))
-    eps = check_epsilon(epsilon)
-    c = check_positive_int(c, "c", maximum=MAX_ALLOCATION)
-    d = _check_sens(sensitivity)
-    if variant == "lyu_su_li":
-        _check_params(variant, params, ())
-        e1 = e2 = eps / 2
-        return _Config(variant, d / e1, 2 * c * d / e2, c,
-                       budget=(("threshold noise rho", e1), (f"query noise, <= {c} positives", e2)), sensitivity=d)
-    if variant == "dwork_roth_2014":
-        _check_params(variant, params, ())
-        e1 = e2 = eps / 2
-        return _Config(variant, c * d / e1, 2 * c * d / e2, c, resample_b=c * d / e2,
-                       budget=(("threshold noise rho (redrawn after each positive)", e1),
-                               (f"query noise, <= {c} positives", e2)), sensitivity=d)
-    if variant == "roth_2011":
-        _check_params(variant, params, ())
-        e1 = e2 = eps / 2
-        return _Config(variant, d / e1, c * d / e2, c, numeric="same", sensitivity=d)
-    if variant == "lee_clifton_2014":
-        _check_params(variant, params, ())
-        e1 = eps / 4
-        e2 = eps - e1
-        return _Config(variant, d / e1, d / e2, c, sensitivity=d)
-    if variant == "stoddard_2014":
-        _check_params(variant, params, ("cutoff",))
-        return _Config(variant, d / (eps / 2), 0.0, _cutoff_flag(variant, params, c), sensitivity=d)
-    if variant == "chen_2015":
-        _check_params(variant, params, ("cutoff",))
-        return _Config(variant, d / (eps / 2), d / (eps / 2), _cutoff_flag(variant, params, c), sensitivity=d)
-    if variant == "gptt":
-        _check_params(variant, params, ("eps1", "eps2", "cutoff"))
-        e1 = _budget_eps(params, "eps1", None)
-        e2 = _budget_eps(params, "eps2", None)
-        if e1 is None and e2 is None:
-            e1 = e2 = eps / 2
-        elif e1 is None:
-            e1 = eps - e2
-        elif e2 is None:
-            e2 = eps - e1
-        if e1 <= 0 or e2 <= 0 or not math.isclose(e1 + e2, eps, rel_tol=1e-9):
-            raise ValueError(f"gptt: eps1 + eps2 must equal epsilon={eps}, got eps1={e1}, eps2={e2}")
-        return _Config(variant, d / e1, d / e2, _cutoff_flag(variant, params, c), sensitivity=d)
-    # standard (Alg. 23)
-    _check_params(variant, params, ("eps1", "eps2", "eps3", "monotonic", "ratio"))
-    mono = check_bool(params.get("monotonic", False), "monotonic")
-    e3 = params.get("eps3", 0.0)
-    e3 = 0.0 if e3 is None else check_real(e3, "eps3", low=0.0)
-    if e3 >= eps:
-        raise ValueError(f"eps3={e3} must be smaller than epsilon={eps}")
-    rest = eps - e3
-    e1 = _budget_eps(params, "eps1", None)
-    e2 = _budget_eps(params, "eps2", None)
-    ratio = params.get("ratio", None)
-    if ratio is not None:
-        if e1 is not None or e2 is not None:
-            raise ValueError("give either ratio or eps1/eps2, not both")
-        ratio = check_real(ratio, "ratio", low=1e-9, high=1e9)
-        e1 = rest / (1 + ratio)
-        e2 = rest - e1
-    elif e1 is None and e2 is None:
-        e1, e2 = optimal_split(rest, c, monotonic=mono)
-    elif e1 is None:
-        e1 = rest - e2
-    elif e2 is None:
-        e2 = rest - e1
-    if e1 <= 0 or e2 <= 0 or not math.isclose(e1 + e2 + e3, eps, rel_tol=1e-9):
-        raise ValueError(f"standard: eps1 + eps2 + eps3 must equal epsilon={eps}, "
-                         f"got eps1={e1}, eps2={e2}, eps3={e3}")
-    k = c if mono else 2 * c
-    budget = [("threshold noise rho", e1), (f"query noise, <= {c} positives", e2)]
-    if e3 > 0:
-        budget.append((f"numeric release of <= {c} positives", e3))
-        return _Config(variant, d / e1, k * d / e2, c, numeric="fresh", b_out=c * d / e3, budget=tuple(budget),
-                       sensitivity=d)
-    return _Config(variant, d / e1, k * d / e2, c, budget=tuple(budget), sensitivity=d)
+    return VARIANTS[variant].configure(epsilon, c, sensitivity, params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -458,6 +403,7 @@ def _charge_runs(ledger, cfg, variant, n, label):
                       cfg.sensitivity)
 
 
+@validate_params(queries=_QUERIES, rng=Rng(), ledger=Ledger())
 def run(variant: str, queries: ArrayLike, threshold: ArrayLike, epsilon: float, c: int = 1, *,
         sensitivity: float = 1.0, n_runs: int = 1, rng: RNGLike = None, ledger: PrivacyLedger | None = None,
         **params: Any) -> np.ndarray:
@@ -512,17 +458,14 @@ def run(variant: str, queries: ArrayLike, threshold: ArrayLike, epsilon: float, 
     ((5, 4), True, 10.0)
     """
     cfg = noise_config(variant, epsilon, c, sensitivity, **params)
-    q = _check_queries(queries)
-    t = _check_threshold(threshold, q.size)
-    n = _check_runs(n_runs, q.size)
-    rng = check_rng(rng, "rng")
-    check_ledger(ledger)
+    t = _check_threshold(threshold, queries.size)
+    n = _check_runs(n_runs, queries.size)
     if ledger is not None:
         if not VARIANTS[variant].private:
             raise ValueError(f"variant {variant!r} is not differentially private; it cannot be charged to a "
                              "privacy ledger (it exists only to be studied)")
         _check_ledger_for(ledger, n * sum(e for _, e in cfg.budget), f"svt[{variant}] x{n} runs")
-    out = _simulate(cfg, q, t, n, rng)
+    out = _simulate(cfg, queries, t, n, rng)
     if ledger is not None:
         _charge_runs(ledger, cfg, variant, n, f"svt[{variant}]")
     return out
@@ -544,8 +487,8 @@ lyu_su_li = _make_variant_function("lyu_su_li", """Alg. 17: the SVT instantiatio
 
     ε1 = ε2 = ε/2; ρ ~ Lap(Δ/ε1) drawn once; ν_i ~ Lap(2cΔ/ε2); output ⊤/⊥; halts after c ⊤'s.
 
-    Claimed: ε-DP. Actual: ε-DP (Thm 5.2.1), and the bound is tight (spec §2.4 C3: ln R -> ε as the
-    number of "pinning" ⊥ queries grows).""")
+    Claimed: ε-DP. Actual: ε-DP (Thm 5.2.1), and the bound is tight (chapter 6, counterexample C3: ln R -> ε
+    as the number of "pinning" ⊥ queries grows).""")
 
 dwork_roth_2014 = _make_variant_function("dwork_roth_2014", """Alg. 18: SVT from Dwork & Roth's 2014 book ("SVT-DPBook", Fig. 5.2).
 
@@ -562,16 +505,16 @@ roth_2011 = _make_variant_function("roth_2011", """Alg. 19: SVT from Roth's 2011
     that was compared with the threshold; halts after c ⊤'s.
 
     Claimed: ε-DP. Actual: not ε'-DP for any finite ε' ("∞-DP"): a released value a_i tells that
-    ρ <= a_i − T, so the earlier ⊥'s are no longer free; spec §2.4 C2 gives ln R = (ℓ−1)ε/(2c),
-    unbounded in the number ℓ−1 of ⊥'s. Printing ⊤ instead would make it (3ε/2)-DP.
+    ρ <= a_i − T, so the earlier ⊥'s are no longer free; counterexample C2 of chapter 6 gives
+    ln R = (ℓ−1)ε/(2c), unbounded in the number ℓ−1 of ⊥'s. Printing ⊤ instead would make it (3ε/2)-DP.
     This function exists only to be studied; never use it to protect data.""")
 
 lee_clifton_2014 = _make_variant_function("lee_clifton_2014", """Alg. 20: SVT of Lee & Clifton, KDD 2014 (top-k itemsets, Fig. 5.4).  NOT PRIVATE AS CLAIMED.
 
     ε1 = ε/4; ρ ~ Lap(Δ/ε1); ε2 = 3ε/4; ν_i ~ Lap(Δ/ε2) (**no factor c**); halts after c ⊤'s.
 
-    Claimed: ε-DP. Actual: ((1+6c)/4)·ε-DP, tight (spec §2.4 C3); ((1+3c)/4)·ε-DP for monotonic
-    queries. Already not ε-DP with c = 1 and two queries. Exists only to be studied.""")
+    Claimed: ε-DP. Actual: ((1+6c)/4)·ε-DP, tight (chapter 6, counterexample C3); ((1+3c)/4)·ε-DP for
+    monotonic queries. Already not ε-DP with c = 1 and two queries. Exists only to be studied.""")
 
 stoddard_2014 = _make_variant_function("stoddard_2014", """Alg. 21: SVT of Stoddard, Chen & Machanavajjhala 2014 (feature selection, Fig. 5.5).  NOT PRIVATE.
 
@@ -587,8 +530,8 @@ chen_2015 = _make_variant_function("chen_2015", """Alg. 22: SVT of Chen, Xiao, Z
     adds one, for study).
 
     Claimed: ε-DP. Actual: ∞-DP (PrivTree, SIGMOD 2016, App. B): k positives after many pinning ⊥'s
-    give ln R -> ε/2 + kε (spec §2.4 C3), and the GPTT pairs give ln R growing linearly (C4).
-    Exists only to be studied.""")
+    give ln R -> ε/2 + kε (chapter 6, counterexample C3), and the GPTT pairs give ln R growing linearly
+    (C4). Exists only to be studied.""")
 
 gptt = _make_variant_function("gptt", """GPTT, "generalized private threshold testing" (Chen & Machanavajjhala 2015).  NOT PRIVATE.
 
@@ -596,9 +539,9 @@ gptt = _make_variant_function("gptt", """GPTT, "generalized private threshold te
     is Alg. 22). The model of Algs. 20–22.
 
     Claimed: ε-DP, by the published Algs. 20–22 it models (ε = ε1 + ε2). Actual: ∞-DP. Chen &
-    Machanavajjhala set out to prove exactly that, and it is true (spec §2.4 C4: ln R grows by about 0.9
-    per (⊥, ⊤) pair at ε = 1). The thesis (§5.2.3) calls their proof wrong, because the same argument
-    would "prove" the private Alg. 17 non-private. [DERIVED, chapter 05] For GPTT the argument's gap
+    Machanavajjhala set out to prove exactly that, and it is true (chapter 6, counterexample C4: ln R grows by
+    about 0.9 per (⊥, ⊤) pair at ε = 1). The thesis (§5.2.3) calls their proof wrong, because the same argument
+    would "prove" the private Alg. 17 non-private. For GPTT, however, the argument's gap
     closes: the integrand ratio per pair is κ(z) >= e^{ε2} for every z (not -> 1, as the thesis says),
     so Pr[A(D) = a] >= e^{t·ε2} Pr[A(D') = a] on t pairs. Exists only to be studied.""")
 
@@ -613,9 +556,20 @@ standard = _make_variant_function("standard", """Alg. 23: the thesis's generalis
     Claimed and actual: (ε1 + ε2 + ε3)-DP (Thms 5.3.1, 5.3.2); ``epsilon`` is that total.""")
 
 
+_FACTORS = {"0": lambda c: 0, "1": lambda c: 1, "c": lambda c: c, "2c": lambda c: 2 * c}
+
+
 @dataclass(frozen=True)
 class Variant:
-    """Registry entry of one SVT variant (spec §1.1–1.2)."""
+    """Registry entry of one SVT variant: what it is, what it claims, and its noise configuration.
+
+    The noise fields are what :func:`noise_config` computes from: ``eps1_share`` (ε1 = share·ε, ε2 = ε − ε1, or
+    None when ``split(eps, c, params) -> (eps1, eps2, eps3, nu_factor)`` sets them from the variant's own
+    parameters), the factors of Δ in the threshold noise Lap(``rho_factor``·Δ/ε1) and the query noise
+    Lap(``nu_factor``·Δ/ε2), the redraw of ρ as Lap(cΔ/ε2) after every ⊤ (``resample``), what a ⊤ releases
+    (``numeric``: None, ``"same"`` = the compared q_i + ν_i) and whether the run halts after c ⊤'s
+    (``has_cutoff``; otherwise only with ``cutoff=True``). The display strings of the table are derived from them.
+    """
 
     name: str
     function: Callable
@@ -624,54 +578,90 @@ class Variant:
     private: bool  #: True if the variant satisfies its claimed ε-DP
     claimed: str
     actual: str
-    eps1: str
-    rho_scale: str
-    resample: bool
-    nu_scale: str
     output: str
-    cutoff: str
-    actual_epsilon: Callable = field(repr=False, default=None)  #: (epsilon, c) -> actual ε (inf if none)
+    actual_epsilon: Callable = field(repr=False)  #: (epsilon, c) -> actual ε (inf if none)
+    eps1_share: float | None = 0.5
+    rho_factor: str = "1"
+    nu_factor: str = "2c"
+    resample: bool = False
+    numeric: str | None = None
+    has_cutoff: bool = True
+    params: tuple = ()  #: the variant's own keyword parameters
+    split: Callable | None = field(repr=False, default=None)
+    split_label: str = ""  #: ε1 of a variant with its own split, for the table
+
+    @property
+    def eps1(self) -> str:
+        return self.split_label or f"ε/{round(1 / self.eps1_share)}"
+
+    @property
+    def rho_scale(self) -> str:
+        return f"{self.rho_factor if self.rho_factor != '1' else ''}Δ/ε1"
+
+    @property
+    def nu_scale(self) -> str:
+        if self.nu_factor == "0":
+            return "0"
+        scale = f"{self.nu_factor if self.nu_factor != '1' else ''}Δ/ε2"
+        return scale + (" (monotone: cΔ/ε2)" if "monotonic" in self.params else "")
+
+    @property
+    def cutoff(self) -> str:
+        return "c" if self.has_cutoff else "none"
+
+    def configure(self, eps: float, c: int, d: float, params: dict) -> _Config:
+        """The noise scales of this variant at total budget ``eps``, cutoff ``c`` and sensitivity ``d``."""
+        _check_params(self.name, params, self.params)
+        if self.split is None:
+            e1 = eps * self.eps1_share
+            e2, e3, nu = eps - e1, 0.0, _FACTORS[self.nu_factor](c)
+        else:
+            e1, e2, e3, nu = self.split(eps, c, params)
+        cutoff = c if self.has_cutoff else _cutoff_flag(self.name, params, c)
+        budget = ()
+        if self.private:
+            budget = (("threshold noise rho" + (" (redrawn after each positive)" if self.resample else ""), e1),
+                      (f"query noise, <= {c} positives", e2))
+            if e3 > 0:
+                budget += ((f"numeric release of <= {c} positives", e3),)
+        return _Config(self.name, _FACTORS[self.rho_factor](c) * d / e1, nu * d / e2, cutoff,
+                       resample_b=c * d / e2 if self.resample else None,
+                       numeric="fresh" if e3 > 0 else self.numeric, b_out=c * d / e3 if e3 > 0 else None,
+                       budget=budget, sensitivity=d)
 
 
 def _inf(eps, c):
     return math.inf
 
 
+def _same(eps, c):
+    return eps
+
+
 VARIANTS: dict[str, Variant] = {
     "lyu_su_li": Variant("lyu_su_li", lyu_su_li, "Alg. 17", "Lyu, Su & Li 2017 (this chapter)", True,
-                         "ε-DP", "ε-DP (Thm 5.2.1, tight)", "ε/2", "Δ/ε1", False, "2cΔ/ε2", "⊤/⊥", "c",
-                         lambda eps, c: eps),
+                         "ε-DP", "ε-DP (Thm 5.2.1, tight)", "⊤/⊥", _same),
     "dwork_roth_2014": Variant("dwork_roth_2014", dwork_roth_2014, "Alg. 18", "Dwork & Roth 2014 (book)", True,
-                               "ε-DP", "ε-DP", "ε/2", "cΔ/ε1", True, "2cΔ/ε2", "⊤/⊥", "c",
-                               lambda eps, c: eps),
+                               "ε-DP", "ε-DP", "⊤/⊥", _same, rho_factor="c", resample=True),
     "roth_2011": Variant("roth_2011", roth_2011, "Alg. 19", "Roth 2011 (lecture notes)", False,
-                         "ε-DP", "∞-DP", "ε/2", "Δ/ε1", False, "cΔ/ε2", "q_i+ν_i (same ν_i)", "c", _inf),
+                         "ε-DP", "∞-DP", "q_i+ν_i (same ν_i)", _inf, nu_factor="c", numeric="same"),
     "lee_clifton_2014": Variant("lee_clifton_2014", lee_clifton_2014, "Alg. 20", "Lee & Clifton 2014", False,
-                                "ε-DP", "((1+6c)/4)ε-DP", "ε/4", "Δ/ε1", False, "Δ/ε2", "⊤/⊥", "c",
-                                lambda eps, c: (1 + 6 * c) / 4 * eps),
+                                "ε-DP", "((1+6c)/4)ε-DP", "⊤/⊥", lambda eps, c: (1 + 6 * c) / 4 * eps,
+                                eps1_share=0.25, nu_factor="1"),
     "stoddard_2014": Variant("stoddard_2014", stoddard_2014, "Alg. 21", "Stoddard, Chen & Machanavajjhala 2014",
-                             False, "ε-DP", "∞-DP", "ε/2", "Δ/ε1", False, "0", "⊤/⊥", "none", _inf),
+                             False, "ε-DP", "∞-DP", "⊤/⊥", _inf, nu_factor="0", has_cutoff=False,
+                             params=("cutoff",)),
     "chen_2015": Variant("chen_2015", chen_2015, "Alg. 22", "Chen, Xiao, Zhang & Xu 2015", False,
-                         "ε-DP", "∞-DP", "ε/2", "Δ/ε1", False, "Δ/ε2", "⊤/⊥", "none", _inf),
+                         "ε-DP", "∞-DP", "⊤/⊥", _inf, nu_factor="1", has_cutoff=False, params=("cutoff",)),
     "gptt": Variant("gptt", gptt, "GPTT", "Chen & Machanavajjhala 2015", False,
-                    "ε-DP (model of Algs. 20-22)", "∞-DP (ln R >= t·ε2 on t pairs)", "ε1 (free)",
-                    "Δ/ε1", False, "Δ/ε2", "⊤/⊥", "none", _inf),
+                    "ε-DP (model of Algs. 20-22)", "∞-DP (ln R >= t·ε2 on t pairs)", "⊤/⊥", _inf,
+                    eps1_share=None, nu_factor="1", has_cutoff=False, params=("eps1", "eps2", "cutoff"),
+                    split=_gptt_split, split_label="ε1 (free)"),
     "standard": Variant("standard", standard, "Alg. 23", "Lyu, Su & Li 2017 (generalised)", True,
-                        "(ε1+ε2+ε3)-DP", "(ε1+ε2+ε3)-DP (Thms 5.3.1-5.3.2)", "ε/(1+(2c)^(2/3))",
-                        "Δ/ε1", False, "2cΔ/ε2 (monotone: cΔ/ε2)", "⊤, or q_i+Lap(cΔ/ε3) (fresh)", "c",
-                        lambda eps, c: eps),
+                        "(ε1+ε2+ε3)-DP", "(ε1+ε2+ε3)-DP (Thms 5.3.1-5.3.2)", "⊤, or q_i+Lap(cΔ/ε3) (fresh)", _same,
+                        eps1_share=None, params=("eps1", "eps2", "eps3", "monotonic", "ratio"),
+                        split=_standard_split, split_label="ε/(1+(2c)^(2/3))"),
 }
-
-
-def variant_table() -> list[dict]:
-    """The chapter's comparison table (Fig. 5.7 analogue) as a list of dicts, one per variant."""
-    rows = []
-    for v in VARIANTS.values():
-        rows.append({"variant": v.name, "algorithm": v.algorithm, "source": v.source, "ε1": v.eps1,
-                     "threshold noise ρ": v.rho_scale, "ρ redrawn after ⊤": "yes" if v.resample else "",
-                     "query noise ν_i": v.nu_scale, "output on ⊤": v.output, "cutoff": v.cutoff,
-                     "claimed": v.claimed, "actual": v.actual})
-    return rows
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -918,12 +908,13 @@ def _check_exact_scales(cfg, q, t, epsilon):
                              f"({spread:.3g}); use Monte Carlo (monte_carlo_probability) outside it")
 
 
+@validate_params(queries=_QUERIES, log=Bool())
 def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, epsilon: float, c: int = 1,
                        output: ArrayLike | None = None, *, sensitivity: float = 1.0, upper: ArrayLike | None = None,
                        log: bool = False, **params: Any) -> float:
     """Exact probability that ``run(variant, ...)`` produces the ⊤/⊥ pattern ``output``.
 
-    The master formula (thesis Eq. 5.5, spec §0): conditional on the threshold noise ρ = z the answers
+    The master formula (thesis Eq. 5.5): conditional on the threshold noise ρ = z the answers
     are independent, so
 
         Pr[a] = ∫ p_ρ(z) Π_{i∈I⊥} F_ν(T_i + z − q_i) Π_{i∈I⊤} (1 − F_ν(T_i + z − q_i)) dz,
@@ -931,7 +922,7 @@ def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, e
     a one-dimensional integral computed in log space (log-CDFs, grouped identical factors, Gauss–Legendre
     panels cut at the integrand's level sets and kinks; relative error about 1e-10, so ln-ratios are
     accurate to ~1e-9 even with 10^4 queries). Handles every variant without threshold redraw, plus
-    ``dwork_roth_2014`` by its segment formula (one independent ρ per stretch ending in a ⊤, spec §0).
+    ``dwork_roth_2014`` by its segment formula (one independent ρ per stretch ending in a ⊤).
 
     The formula is for the continuous Laplace noise of the thesis. :func:`run` draws exact discrete Laplace
     noise on a grid of about 2^-20 times each scale (floating-point safe), whose probabilities differ from
@@ -947,7 +938,7 @@ def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, e
     upper : float or array_like, shape (m,), optional
         For the variants that release numbers (``roth_2011``; ``standard`` with ``eps3 > 0``): the event
         is "the pattern is ``output`` and every released value a_i <= upper_i". Default +inf (only the
-        pattern). For ``roth_2011`` this uses the density of spec §0 integrated over a_i <= upper_i.
+        pattern). For ``roth_2011`` this uses the density of the released value integrated over a_i <= upper_i.
     log : bool
         Return log Pr (−inf for impossible outputs) instead of Pr.
 
@@ -967,11 +958,10 @@ def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, e
     0.0
     """
     cfg = noise_config(variant, epsilon, c, sensitivity, **params)
-    q = _check_queries(queries)
+    q = queries
     t = _check_threshold(threshold, q.size)
     a = _pattern(output, q.size)
     u = _check_upper(upper, q.size, cfg, variant)
-    log = check_bool(log, "log")
     _check_exact_scales(cfg, q, t, epsilon)
     ok, n_ans = _feasible(a, cfg.cutoff)
     if not ok:
@@ -1008,6 +998,7 @@ def output_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, e
     return total if log else float(np.exp(total))
 
 
+@validate_params(queries=_QUERIES, queries_neighbour=_QUERIES)
 def privacy_loss(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike, threshold: ArrayLike, epsilon: float,
                  c: int = 1, output: ArrayLike | None = None, **kwargs: Any) -> float:
     """ln( Pr[A(D) = output] / Pr[A(D') = output] ) with D, D' given by their answer vectors.
@@ -1028,17 +1019,16 @@ def privacy_loss(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike,
 
     Examples
     --------
-    Spec C3 with m = 1 pinning query: Alg. 20 (Lee & Clifton) is already not 1-DP with two queries.
+    Counterexample C3 of chapter 6 with m = 1 pinning query: Alg. 20 (Lee & Clifton) is already not 1-DP with
+    two queries.
 
     >>> round(privacy_loss("lee_clifton_2014", [0.0, 1.0], [1.0, 0.0], 0.0, 1.0, 1, [0.0, 1.0]), 4)
     1.0326
     """
-    q1 = _check_queries(queries, "queries")
-    q2 = _check_queries(queries_neighbour, "queries_neighbour")
-    if q1.shape != q2.shape:
+    if queries.shape != queries_neighbour.shape:
         raise ValueError("queries and queries_neighbour must have the same length")
-    l1 = output_probability(variant, q1, threshold, epsilon, c, output, log=True, **kwargs)
-    l2 = output_probability(variant, q2, threshold, epsilon, c, output, log=True, **kwargs)
+    l1 = output_probability(variant, queries, threshold, epsilon, c, output, log=True, **kwargs)
+    l2 = output_probability(variant, queries_neighbour, threshold, epsilon, c, output, log=True, **kwargs)
     if np.isneginf(l1) and np.isneginf(l2):
         return float("nan")
     if np.isneginf(l2):
@@ -1081,6 +1071,7 @@ def matches_output(outputs: ArrayLike, output: ArrayLike, upper: ArrayLike | Non
     return ok.all(axis=1)
 
 
+@validate_params(queries=_QUERIES, n_runs=Int(1), chunk=Int(1), rng=Rng())
 def monte_carlo_probability(variant: str, queries: ArrayLike, threshold: ArrayLike, epsilon: float, c: int = 1,
                             output: ArrayLike | None = None, *, n_runs: int = 1_000_000, rng: RNGLike = None,
                             sensitivity: float = 1.0, upper: ArrayLike | None = None, chunk: int = 1_000_000,
@@ -1108,13 +1099,11 @@ def monte_carlo_probability(variant: str, queries: ArrayLike, threshold: ArrayLi
     (0.0, 0, 1000)
     """
     cfg = noise_config(variant, epsilon, c, sensitivity, **params)
-    q = _check_queries(queries)
+    q, n = queries, n_runs
     t = _check_threshold(threshold, q.size)
     a = _pattern(output, q.size)
     u = _check_upper(upper, q.size, cfg, variant)
-    n = check_int(n_runs, "n_runs", 1, MAX_ALLOCATION)
-    rows = min(check_int(chunk, "chunk", 1, MAX_ALLOCATION), max(1, 20_000_000 // q.size))
-    rng = check_rng(rng, "rng")
+    rows = min(chunk, max(1, 20_000_000 // q.size))
     hits = 0
     done = 0
     while done < n:
@@ -1125,6 +1114,8 @@ def monte_carlo_probability(variant: str, queries: ArrayLike, threshold: ArrayLi
     return hits / n, hits, n
 
 
+@validate_params(queries=_QUERIES, queries_neighbour=_QUERIES, rng=Rng(),
+                 categories=Options("auto", "vectors", "counts"))
 def audit_variant(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike, threshold: ArrayLike,
                   epsilon: float, c: int = 1, *, n_samples: int = 200_000, rng: RNGLike = None,
                   sensitivity: float = 1.0, categories: Literal["auto", "vectors", "counts"] = "auto",
@@ -1166,16 +1157,13 @@ def audit_variant(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike
     True
     """
     cfg = noise_config(variant, epsilon, c, sensitivity, **params)
-    q1 = _check_queries(queries, "queries")
-    q2 = _check_queries(queries_neighbour, "queries_neighbour")
+    q1, q2 = queries, queries_neighbour
     if q1.shape != q2.shape:
         raise ValueError("queries and queries_neighbour must have the same length")
     t = _check_threshold(threshold, q1.size)
     if np.max(np.abs(q1 - q2)) > cfg.sensitivity * (1 + 1e-12):
         raise ValueError("queries and queries_neighbour differ by more than the sensitivity: not neighbours")
     n = _check_runs(n_samples, q1.size, "n_samples")
-    rng = check_rng(rng, "rng")
-    check_options(categories, "categories", ("auto", "vectors", "counts"))
 
     def mech(data, n, g):
         return _simulate(cfg, data, t, n, g)
@@ -1210,6 +1198,7 @@ def audit_variant(variant: str, queries: ArrayLike, queries_neighbour: ArrayLike
     return audit(mech, q1, q2, epsilon, n_samples=n, statistic=statistic, rng=rng)
 
 
+@validate_params(m=Int(1, 22))
 def decode_event(codes: ArrayLike, m: int) -> np.ndarray:
     """Turn the integer codes of :func:`audit_variant`'s event back into output vectors (one row each).
 
@@ -1230,7 +1219,6 @@ def decode_event(codes: ArrayLike, m: int) -> np.ndarray:
     >>> decode_event([5], 2).tolist()
     [[0.0, 1.0]]
     """
-    m = check_int(m, "m", 1, 22)
     c = _real_array(np.atleast_1d(codes) if not isinstance(codes, (str, bytes)) else codes, "codes", ndim=1)
     if np.any(c != np.round(c)) or np.any(c < 0) or np.any(c >= 5.0 ** m):
         raise ValueError(f"codes must be integers in [0, 5^m) = [0, {5 ** m}), got {codes!r:.60}")
@@ -1238,353 +1226,3 @@ def decode_event(codes: ArrayLike, m: int) -> np.ndarray:
     dig = (c[:, None] // (5 ** np.arange(m))[None, :]) % 5
     lut = np.array([0.0, 1.0, np.nan, -1.0, -2.0])
     return lut[dig]
-
-
-# ---------------------------------------------------------------------------------------------------
-# §5.4: SVT vs the exponential mechanism for top-c selection
-# ---------------------------------------------------------------------------------------------------
-def _check_k(k, minimum):
-    kk = _real_array(k, "k", ndim=None)
-    if np.any(kk < minimum):
-        raise ValueError(f"k must be a number of queries >= {minimum}, got {k!r:.60}")
-    return kk
-
-
-def alpha_svt(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
-    """α for which SVT (Dwork & Roth Thm 3.24, c = Δ = 1) is (α, β)-accurate on k queries: 8(ln k + ln(2/β))/ε.
-
-    Parameters
-    ----------
-    k : float or array_like
-        Number of queries (>= 1).
-    beta : float
-        Failure probability, in (0, 1).
-    epsilon : float
-        The budget.
-
-    Returns
-    -------
-    float or ndarray
-
-    Examples
-    --------
-    >>> round(float(alpha_svt(1000, 0.05, 1.0)), 2)
-    84.77
-    """
-    eps = check_epsilon(epsilon)
-    k = _check_k(k, 1)
-    beta = check_probability(beta, "beta")
-    return 8 * (np.log(k) + math.log(2 / beta)) / eps
-
-
-def alpha_em(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
-    """α for which EM picks the single query above T + α among k with probability >= 1 − β (§5.4).
-
-    (ln(k−1) + ln((1−β)/β))/ε, with c = Δ = 1.
-
-    Parameters
-    ----------
-    k : float or array_like
-        Number of queries (>= 2).
-    beta : float
-        Failure probability, in (0, 1).
-    epsilon : float
-        The budget.
-
-    Returns
-    -------
-    float or ndarray
-
-    Examples
-    --------
-    >>> round(float(alpha_em(1000, 0.05, 1.0)), 2)
-    9.85
-    """
-    eps = check_epsilon(epsilon)
-    k = _check_k(k, 2)
-    beta = check_probability(beta, "beta")
-    return (np.log(k - 1) + math.log((1 - beta) / beta)) / eps
-
-
-def zipf_scores(n_items: int = 10_000, total: float = 1_000_000) -> np.ndarray:
-    """The synthetic Zipf item counts of §5.5 (spec §4.6): s_i = round(total / (H_n · i)), i = 1..n.
-
-    Parameters
-    ----------
-    n_items : int
-        Number of items n.
-    total : float
-        The counts sum to about ``total`` (> 0).
-
-    Returns
-    -------
-    ndarray, shape (n_items,)
-
-    Examples
-    --------
-    With the defaults s_1 = 102,170, s_50 = 2,043, s_100 = 1,022, s_300 = 341, s_10000 = 10:
-
-    >>> s = zipf_scores()
-    >>> s[[0, 49, 99, 299, 9999]].astype(int).tolist()
-    [102170, 2043, 1022, 341, 10]
-    """
-    n = check_int(n_items, "n_items", 1, MAX_ALLOCATION)
-    total = check_real(total, "total", low=0.0, low_open=True)
-    i = np.arange(1, n + 1, dtype=float)
-    h = np.sum(1.0 / i)
-    return np.round(total / (h * i))
-
-
-def _check_scores(scores, c):
-    s = _check_queries(scores, "scores")
-    c = check_int(c, "c", 1, MAX_ALLOCATION)
-    if c >= s.size:
-        raise ValueError(f"c={c} must be smaller than the number of items ({s.size})")
-    return s, c
-
-
-def default_threshold(scores: ArrayLike, c: int) -> float:
-    """T = (s_(c) + s_(c+1))/2, the midpoint between the c-th and (c+1)-th largest score (§5.5).
-
-    NOT private: it is computed from the data, an experimental shortcut of the thesis.
-
-    Parameters
-    ----------
-    scores : array_like, shape (n_items,)
-    c : int
-        1 <= c < n_items.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> default_threshold([10.0, 8.0, 6.0, 4.0], 2)
-    7.0
-    """
-    s, c = _check_scores(scores, c)
-    srt = np.sort(s)[::-1]
-    return float((srt[c - 1] + srt[c]) / 2)
-
-
-def select_top_c(method: str, scores: ArrayLike, c: int, epsilon: float, *, n_runs: int = 100, rng: RNGLike = None,
-                 ratio: float | None = None, increment: float = 0.0, threshold: float | None = None,
-                 sensitivity: float = 1.0, monotonic: bool = True, max_passes: int = 100_000,
-                 ledger: PrivacyLedger | None = None,
-                 return_passes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Select c items of high score privately, ``n_runs`` times (the experiment of thesis §5.5).
-
-    Parameters
-    ----------
-    method : {"svt", "dpbook", "retraversal", "em"}
-        * ``"svt"``: SVT-S, Alg. 23 (``standard``, ε3 = 0, monotone noise Lap(cΔ/ε2) by default) on the
-          items in a fresh random order per run, with ε1:ε2 = 1:``ratio`` (default the optimum
-          1:c^(2/3), or 1:(2c)^(2/3) with ``monotonic=False``); may return fewer than c items.
-        * ``"dpbook"``: SVT-DPBook, Alg. 18 in a random order per run.
-        * ``"retraversal"``: SVT-ReTr, SVT-S with threshold ``T + increment·b_ν`` (b_ν = cΔ/ε2 the
-          Laplace scale of the query noise, "1D" in the thesis's tables), passing again over the
-          not-yet-selected items (fresh ν, same ρ, fresh random order) until c are selected, or until
-          ``max_passes`` passes (then that run's selection is partial; the other runs are unaffected).
-        * ``"em"``: c rounds of the exponential mechanism at ε/c each without replacement, weights
-          exp(ε·s_i/(cΔ)) (monotone) or exp(ε·s_i/(2cΔ)); sampled exactly by the Gumbel top-c trick
-          (:func:`dpclust_core.mechanisms.exponential_mechanism_top_k`).
-    scores : array_like, shape (n_items,)
-        Item scores (counting queries: Δ = 1, monotonic under add/remove).
-    c : int
-        Number of items to select, 1 <= c < n_items.
-    epsilon : float
-        Budget of one run.
-    n_runs : int
-        Independent runs (rows of the output); ``n_runs * n_items`` may not exceed ``MAX_ALLOCATION``.
-    rng : None, int or numpy.random.Generator
-        The SVT noise is exact discrete Laplace noise (:func:`dpclust_core.mechanisms.laplace_noise`).
-    ratio : float, optional
-        ε2/ε1 of the SVT methods (``"svt"``, ``"retraversal"``), in [1e-9, 1e9].
-    increment : float
-        ReTr's threshold increment, in units of b_ν (>= 0).
-    threshold : float, optional
-        Default :func:`default_threshold` (computed from the data, NOT private, as in the thesis). The SVT
-        methods are ε-DP only with a public threshold, so a ``ledger`` is refused (``ValueError``) unless
-        ``threshold`` is given explicitly.
-    sensitivity : float
-        Δ > 0 of every score.
-    monotonic : bool
-        Monotonic scores (default True, as for counts).
-    max_passes : int
-        Most passes of ``"retraversal"`` per run. A run that has not selected c items by then returns a
-        partial selection (padded with −1) and a ``RuntimeWarning`` says how many runs did; a run whose
-        chance of any further positive within the remaining passes is below 1e-12 (its threshold is out of
-        reach) is stopped early and reported the same way.
-    ledger : PrivacyLedger, optional
-        Charged ``n_runs * epsilon`` (refused before any noise is drawn if the budget cannot afford it).
-    return_passes : bool
-        Also return the number of passes each run used.
-
-    Returns
-    -------
-    selected : ndarray, shape (n_runs, c), int
-        Selected item indices in selection order, padded with −1 where a run selected fewer than c.
-    passes : ndarray, shape (n_runs,), int
-        Only with ``return_passes=True``: passes used per run (1 for every method but ``"retraversal"``;
-        ``max_passes`` for a run that did not complete).
-
-    Examples
-    --------
-    >>> s = zipf_scores(1000, 100_000)
-    >>> sel = select_top_c("em", s, 5, 1.0, n_runs=3, rng=0)
-    >>> sel.shape, bool(np.all(sel >= 0))
-    ((3, 5), True)
-    """
-    check_options(method, "method", ("svt", "dpbook", "retraversal", "em"))
-    s, c = _check_scores(scores, c)
-    eps = check_epsilon(epsilon)
-    sens = _check_sens(sensitivity)
-    m = s.size
-    n = _check_runs(n_runs, m, what="items")
-    if ratio is not None:
-        ratio = check_real(ratio, "ratio", low=1e-9, high=1e9)
-    increment = check_real(increment, "increment", low=0.0)
-    mono = check_bool(monotonic, "monotonic")
-    max_passes = check_int(max_passes, "max_passes", 1, MAX_ALLOCATION)
-    return_passes = check_bool(return_passes, "return_passes")
-    if threshold is not None:
-        T = check_real(threshold[()] if isinstance(threshold, np.ndarray) and threshold.ndim == 0 else threshold,
-                       "threshold")
-    rng = check_rng(rng, "rng")
-    check_ledger(ledger)
-    one_pass = np.ones(n, dtype=np.int64)
-    if method == "em":  # needs no threshold
-        sel = exponential_mechanism_top_k(s, c, sens, eps / c, rng, mono, size=n, ledger=ledger,
-                                          name="select_top_c[em]")
-        return (sel, one_pass) if return_passes else sel
-    if threshold is None:
-        if ledger is not None:
-            raise ValueError("threshold=None uses default_threshold, which is computed from the data without "
-                             "privacy: pass a public threshold explicitly to charge the run to a ledger")
-        T = default_threshold(s, c)
-    if method == "dpbook":
-        cfg = noise_config("dwork_roth_2014", eps, c, sens)
-    else:
-        kw = {"monotonic": mono}
-        if ratio is not None:
-            kw["ratio"] = ratio
-        cfg = noise_config("standard", eps, c, sens, **kw)
-    if ledger is not None:
-        _check_ledger_for(ledger, n * sum(e for _, e in cfg.budget), f"select_top_c[{method}] x{n} runs")
-    if method == "dpbook":  # the threshold is redrawn after every ⊤, so the order matters: simulate it
-        perm = np.argsort(rng.random((n, m)), axis=1)
-        out = _simulate(cfg, s[perm], np.full(m, T), n, rng)
-        hit = out == 1
-        sel = np.full((n, c), -1, dtype=np.int64)
-        k = np.cumsum(hit, axis=1) - 1
-        r, col = np.nonzero(hit)
-        sel[r, k[r, col]] = perm[r, col]
-        passes = one_pass
-    else:
-        sel, passes = _svt_passes(cfg, s, c, n, T if method == "svt" else T + increment * cfg.b_nu,
-                                  1 if method == "svt" else max_passes, rng)
-        short = int(np.sum(sel[:, -1] < 0))
-        if method == "retraversal" and short:
-            warnings.warn(f"retraversal: {short} of {n} runs did not select c={c} items within max_passes="
-                          f"{max_passes} passes; their selections are partial (padded with -1)", RuntimeWarning,
-                          stacklevel=2)
-    if ledger is not None:
-        _charge_runs(ledger, cfg, None, n, f"svt[{method}]")
-    return (sel, passes) if return_passes else sel
-
-
-def _svt_passes(cfg, s, c, n, T, max_passes, rng):
-    """SVT-S (one pass) or SVT-ReTr (up to ``max_passes``) on ``n`` runs; returns ``(selected, passes)``.
-
-    The set of positives of a pass does not depend on the order (ρ fixed, every ν_i independent), so a random
-    order only decides WHICH positives fill the last free slots: a uniform random subset of them.
-    """
-    m = s.size
-    rho = laplace_noise(cfg.b_rho, n, rng)
-    chosen = np.zeros((n, m), dtype=bool)
-    count = np.zeros(n, dtype=np.int64)
-    passes = np.zeros(n, dtype=np.int64)
-    stalled = np.zeros(n, dtype=bool)
-    sel = np.full((n, c), -1, dtype=np.int64)
-    for p in range(max_passes):
-        act = np.flatnonzero((count < c) & ~stalled)
-        if act.size == 0:
-            break
-        if p > 0 and p & (p - 1) == 0:  # after 1, 2, 4, 8, ... passes: drop runs that cannot fill c any more
-            z = (T + rho[act])[:, None] - s[None, :]  # a positive needs ν >= z
-            bound = np.exp(-np.maximum(z, 0.0) / cfg.b_nu)  # >= Pr[ν >= z] for ν ~ Lap(b_ν)
-            bound[chosen[act]] = 0.0
-            hopeless = (max_passes - p) * bound.sum(axis=1) < 1e-12
-            stalled[act[hopeless]] = True
-            act = act[~hopeless]
-            if act.size == 0:
-                break
-        passes[act] += 1
-        x = laplace_noise(cfg.b_nu, (act.size, m), rng)
-        x += s
-        pos = x >= (T + rho[act])[:, None]
-        pos &= ~chosen[act]
-        r, j = np.nonzero(pos)
-        if r.size == 0:
-            continue
-        # a fresh random order of this pass: sort the positives of each row by a uniform key
-        order = np.lexsort((rng.random(r.size), r))
-        r, j = r[order], j[order]
-        rank = np.arange(r.size) - np.searchsorted(r, np.arange(act.size))[r]
-        keep = rank < (c - count[act])[r]
-        r, j, rank = r[keep], j[keep], rank[keep]
-        rows = act[r]
-        sel[rows, count[rows] + rank] = j
-        chosen[rows, j] = True
-        count[act] += np.bincount(r, minlength=act.size)
-    passes[stalled] = max_passes  # what running every pass would have given, with probability >= 1 - 1e-12
-    return sel, passes
-
-
-def selection_metrics(scores: ArrayLike, selected: ArrayLike, c: int) -> tuple[np.ndarray, np.ndarray]:
-    """Score error rate and miss rate of top-c selections (thesis §5.5.1).
-
-    SER = 1 − sum(s[S]) / sum(s[Top_c]) (= 1 − avgScore(S)/avgScore(Top_c) with a missing slot scoring
-    0, so SER ∈ [0, 1] for non-negative scores); miss rate (FNR) = fraction of the true top-c not selected.
-
-    Parameters
-    ----------
-    scores : array_like, shape (n_items,)
-        The scores; the c largest must have a positive sum.
-    selected : array_like of int, shape (n_runs, c)
-        Item indices, −1 for an empty slot (as returned by :func:`select_top_c`).
-    c : int
-        The number of items selected per run.
-
-    Returns
-    -------
-    (ser, miss) : two ndarrays of length n_runs
-
-    Examples
-    --------
-    >>> ser, miss = selection_metrics([10.0, 8, 6, 4, 2], [[0, 1], [0, 4], [2, -1]], 2)
-    >>> np.round(ser, 3).tolist(), miss.tolist()
-    ([0.0, 0.333, 0.667], [0.0, 0.5, 1.0])
-    """
-    s, c = _check_scores(scores, c)
-    if isinstance(selected, (str, bytes)):
-        raise BadTypeError("selected must be an integer array of item indices, got a string")
-    sel = np.asarray(selected)
-    if sel.dtype.kind not in "iu":
-        raise BadTypeError(f"selected must hold integer item indices, got dtype {sel.dtype}")
-    if sel.ndim != 2 or sel.shape[1] != c or sel.shape[0] == 0:
-        raise ValueError(f"selected must have shape (n_runs, {c}) with n_runs >= 1, got {sel.shape}")
-    if np.any(sel < -1) or np.any(sel >= s.size):
-        raise ValueError(f"selected must hold item indices in [0, {s.size}) or -1 for an empty slot")
-    top = np.argsort(-s, kind="stable")[:c]
-    best = s[top].sum()
-    if not best > 0:
-        raise ValueError("scores: the c largest scores must have a positive sum (the SER divides by it)")
-    val = np.where(sel >= 0, s[np.maximum(sel, 0)], 0.0)
-    ser = 1 - val.sum(axis=1) / best
-    is_top = np.zeros(s.size, dtype=bool)
-    is_top[top] = True
-    hit = np.where(sel >= 0, is_top[np.maximum(sel, 0)], False)
-    miss = 1 - hit.sum(axis=1) / c
-    return ser, miss

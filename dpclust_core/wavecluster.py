@@ -49,11 +49,10 @@ import pywt
 from scipy import ndimage
 from sklearn.base import ClassifierMixin, ClusterMixin
 
-from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, BoundsSpec, Epsilon,
-                          EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Real, RandomState, budget_shares,
-                          check_bool, check_bounds, check_data, check_epsilon, check_int, check_ledger,
-                          check_options, check_probability, check_real, check_rng)
-from ._validation import NPublic, check_n_public
+from ._validation import (ArrayLike, BadTypeError, RNGLike, Bool, BoundsSpec, Data, Epsilon,
+                          EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Real, RandomState, Rng, budget_shares,
+                          check_bounds, check_data, check_int, check_rng, validate_params)
+from ._validation import NPublic
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
 from .mechanisms import (_grid_index, _grid_steps, _interval_grid, _snap, exponential_mechanism_intervals,
@@ -119,9 +118,8 @@ class _Connectivity(Int):
         return c
 
 
-def _check_p(p, name="p"):
-    """A density threshold in percent, in [0, 100)."""
-    return check_real(p, name, low=0.0, high=100.0, high_open=True)
+#: A density threshold in percent, in [0, 100); the public upper end of a density; a number of grid cells per side.
+_P, _UPPER, _CELLS = Real(0.0, 100.0, high_open=True), Real(0.0, low_open=True), Int(1, MAX_CELLS)
 
 
 def _check_cells(g, d, name="grid_size"):
@@ -150,6 +148,11 @@ def _check_array(a, name, *, allow_bool=False, min_ndim=1):
     if raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return raw
+
+
+def _grid_array(a, name):
+    """:func:`_check_array` as floats."""
+    return _check_array(a, name).astype(float)
 
 
 def _check_grid_labels(labels, name):
@@ -254,6 +257,7 @@ def _em_threshold(W, p, epsilon, upper, rng, size, ledger, name):
 
 
 # ============================================================================= building blocks (public)
+@validate_params(X=Data(), grid_size=_CELLS)
 def cell_index(X: ArrayLike, bounds: ArrayLike, grid_size: int) -> np.ndarray:
     """M-cell index of every point, shape (n, d): ``floor((x - lo)/(hi - lo)·g)`` clipped to ``[0, g-1]``.
 
@@ -270,12 +274,11 @@ def cell_index(X: ArrayLike, bounds: ArrayLike, grid_size: int) -> np.ndarray:
     >>> cell_index([[0.0, 0.99], [0.5, 2.0]], (0, 1), 4).tolist()
     [[0, 3], [2, 3]]
     """
-    X = check_data(X)
     low, high = check_bounds(bounds, X.shape[1])
-    g = check_int(grid_size, "grid_size", 1, MAX_CELLS)
-    return _cell_index(X, low, high, g)
+    return _cell_index(X, low, high, grid_size)
 
 
+@validate_params(X=Data(), grid_size=_CELLS)
 def quantize(X: ArrayLike, bounds: ArrayLike, grid_size: int) -> np.ndarray:
     """The count matrix M (Step 1 of WaveCluster): shape ``(g,)*d``, points per cell (outliers clipped).
 
@@ -286,13 +289,12 @@ def quantize(X: ArrayLike, bounds: ArrayLike, grid_size: int) -> np.ndarray:
     >>> quantize([[0.1, 0.1], [0.2, 0.1], [0.9, 0.9]], (0, 1), 2).tolist()
     [[2.0, 0.0], [0.0, 1.0]]
     """
-    X = check_data(X)
     low, high = check_bounds(bounds, X.shape[1])
-    g = check_int(grid_size, "grid_size", 1, MAX_CELLS)
-    _check_cells(g, X.shape[1])
-    return _quantize(X, low, high, g)
+    _check_cells(grid_size, X.shape[1])
+    return _quantize(X, low, high, grid_size)
 
 
+@validate_params(M=_grid_array, integer_valued=NoneOr(Bool()))
 def haar_approx(M: ArrayLike, integer_valued: bool | None = None) -> np.ndarray:
     """Haar level-1 approximation subband W of M with PyWavelets (Step 2 of WaveCluster).
 
@@ -309,16 +311,14 @@ def haar_approx(M: ArrayLike, integer_valued: bool | None = None) -> np.ndarray:
     >>> haar_approx(M).tolist()   # a lone point gives 0.5 (the paper's minimum value)
     [[0.5, 0.0], [2.0, 0.0]]
     """
-    M = _check_array(M, "M").astype(float)
     if any(s % 2 for s in M.shape):
         raise ValueError(f"M must have even sides for Haar level 1, got shape {M.shape}")
     if integer_valued is None:
         integer_valued = bool(np.all(M == np.round(M)))
-    else:
-        integer_valued = check_bool(integer_valued, "integer_valued")
     return _haar(M, integer_valued)
 
 
+@validate_params(W=_grid_array, p=_P)
 def significant_mask(W: ArrayLike, p: float) -> tuple[np.ndarray, int, float]:
     """Significant cells by the top-(1-p) rule (Step 3 of WaveCluster).
 
@@ -332,10 +332,10 @@ def significant_mask(W: ArrayLike, p: float) -> tuple[np.ndarray, int, float]:
     >>> mask.tolist(), k, d
     ([[True, True], [True, False]], 2, 3.0)
     """
-    W = _check_array(W, "W").astype(float)
-    return _significant(W, _check_p(p))
+    return _significant(W, p)
 
 
+@validate_params(connectivity=_Connectivity())
 def label_components(mask: ArrayLike, connectivity: int = 8) -> tuple[np.ndarray, int]:
     """Connected components of a boolean grid: labels -1 (not significant) and 0..c-1; returns (labels, c).
 
@@ -351,7 +351,7 @@ def label_components(mask: ArrayLike, connectivity: int = 8) -> tuple[np.ndarray
     raw = _check_array(mask, "mask", allow_bool=True)
     if raw.dtype.kind != "b" and not np.all((raw == 0) | (raw == 1)):
         raise ValueError("mask must hold booleans (or 0/1)")
-    return _label(raw.astype(bool), _Connectivity()(connectivity, "connectivity"))
+    return _label(raw.astype(bool), connectivity)
 
 
 def grid_cell_centers(bounds: ArrayLike, shape: Sequence[int]) -> np.ndarray:
@@ -373,6 +373,7 @@ def grid_cell_centers(bounds: ArrayLike, shape: Sequence[int]) -> np.ndarray:
     return np.column_stack([m.ravel() for m in mesh])
 
 
+@validate_params(n_zero=Real(0.0), p=_P, theta=Real(0.0))
 def privqt_bias(n_zero: float, p: float, theta: float = 0.0) -> float:
     """PrivQT's expected rank inflation ``E[k' - k] = (1 - p)(|Z|/2 - θ)`` (paper §5.2.1).
 
@@ -381,12 +382,11 @@ def privqt_bias(n_zero: float, p: float, theta: float = 0.0) -> float:
     >>> round(privqt_bias(241, 10), 2)   # the paper's "theoretical bound 108.45" on DS2
     108.45
     """
-    z = check_real(n_zero, "n_zero", low=0.0)
-    th = check_real(theta, "theta", low=0.0)
-    return (1.0 - _check_p(p) / 100.0) * (z / 2.0 - th)
+    return (1.0 - p / 100.0) * (n_zero / 2.0 - theta)
 
 
 # ============================================================================= PrivTHR_EM's threshold
+@validate_params(W=_grid_array, p=_P, upper=_UPPER)
 def em_threshold_intervals(W: ArrayLike, p: float,
                            upper: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Threshold intervals of NoisyDensityThreshold (Alg. 4, with a public upper end).
@@ -404,11 +404,10 @@ def em_threshold_intervals(W: ArrayLike, p: float,
     >>> lo.tolist(), hi.tolist(), k
     ([4.0, 2.0, 1.0, 0.0], [10.0, 4.0, 2.0, 1.0], 2)
     """
-    W = _check_array(W, "W").astype(float)
-    u = check_real(upper, "upper", low=0.0, low_open=True)
-    return _intervals(W, _check_p(p), u)
+    return _intervals(W, p, upper)
 
 
+@validate_params(epsilon=Epsilon(), W=_grid_array, p=_P, upper=_UPPER)
 def em_threshold_probabilities(W: ArrayLike, p: float, epsilon: float, upper: float) -> np.ndarray:
     """Probability that PrivTHR_EM's EM picks each rank i = 0..m.
 
@@ -422,14 +421,13 @@ def em_threshold_probabilities(W: ArrayLike, p: float, epsilon: float, upper: fl
     >>> em_threshold_probabilities([[4.0, 2.0], [0.0, 1.0]], 50, 1e6, 10.0).round(3).tolist()
     [0.0, 0.0, 1.0, 0.0]
     """
-    eps = check_epsilon(epsilon)
-    W = _check_array(W, "W").astype(float)
-    u = check_real(upper, "upper", low=0.0, low_open=True)
-    _, _, counts, k = _grid_runs(W, _check_p(p), u)
+    _, _, counts, k = _grid_runs(W, p, upper)
     ranks = np.arange(counts.size)
-    return exponential_mechanism_probabilities(-np.abs(ranks - k).astype(float), 1.0, eps, counts=counts)
+    return exponential_mechanism_probabilities(-np.abs(ranks - k).astype(float), 1.0, epsilon, counts=counts)
 
 
+@validate_params(epsilon=Epsilon(), rng=Rng(), ledger=Ledger(), size=NoneOr(Int(1)), W=_grid_array, p=_P,
+                 upper=_UPPER)
 def em_threshold(W: ArrayLike, p: float, epsilon: float, upper: float, rng: RNGLike = None, *,
                  size: int | None = None, ledger: PrivacyLedger | None = None,
                  name: str = "EM threshold") -> tuple[float | np.ndarray, int | np.ndarray]:
@@ -453,14 +451,7 @@ def em_threshold(W: ArrayLike, p: float, epsilon: float, upper: float, rng: RNGL
     >>> int(i), bool(1.0 < d <= 2.0)
     (2, True)
     """
-    eps = check_epsilon(epsilon)
-    rng = check_rng(rng, "rng")
-    check_ledger(ledger)
-    if size is not None:
-        size = check_int(size, "size", 1, MAX_ALLOCATION)
-    W = _check_array(W, "W").astype(float)
-    u = check_real(upper, "upper", low=0.0, low_open=True)
-    return _em_threshold(W, _check_p(p), eps, u, rng, size, ledger, name)
+    return _em_threshold(W, p, epsilon, upper, rng, size, ledger, name)
 
 
 # ============================================================================= Baseline: adaptive grid
@@ -522,6 +513,8 @@ def _ag_synthetic(X, low, high, epsilon, N, rng, ledger, c=10.0, c2=5.0, alpha=0
     return _snap(low + pts * (high - low), _grid_steps(high - low))
 
 
+@validate_params(epsilon=Epsilon(), rng=Rng(), ledger=Ledger(), alpha=Real(0.0, 1.0, low_open=True, high_open=True),
+                 c=_UPPER, c2=_UPPER, n_share=Real(0.0, 0.5, low_open=True), n_public=NPublic())
 def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng: RNGLike = None, *,
                             n_public: float | None = None, n_share: float = 0.05, c: float = 10.0, c2: float = 5.0,
                             alpha: float = 0.5, ledger: PrivacyLedger | None = None) -> np.ndarray:
@@ -573,15 +566,7 @@ def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng
     """
     X = check_data(X, n_features=2)
     low, high = check_bounds(bounds, 2)
-    eps = check_epsilon(epsilon)
-    rng = check_rng(rng, "rng")
-    check_ledger(ledger)
-    alpha = check_probability(alpha, "alpha")
-    c = check_real(c, "c", low=0.0, low_open=True)
-    c2 = check_real(c2, "c2", low=0.0, low_open=True)
-    n_share = check_real(n_share, "n_share", low=0.0, high=0.5, low_open=True)
-    if n_public is not None:
-        n_public = check_n_public(n_public)
+    eps = epsilon
     if ledger is not None:
         ledger.require(eps, 0.0, name="adaptive_grid_synthetic")
     with budget_shares("adaptive_grid_synthetic", epsilon=eps, n_share=n_share, alpha=alpha):

@@ -19,21 +19,25 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from dpclust_core._validation import check_int, check_rng
+from dpclust_core._kernels import assign_stats
+from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_data, check_epsilon,
+                                      check_half_width, check_int, check_real, check_rng)
 from dpclust_core.accounting import PrivacyLedger
 from dpclust_core.kmeans import DPLloyd
 from dpclust_core.kmeans.error_models import (RHO, budget_split, count_sum_ratio, dplloyd_mse, epsilon_m, n_rounds,
-                                              optimal_count_share, simulate_one_round_mse, swapped_split_epsilon)
+                                              optimal_count_share, swapped_split_epsilon)
 from dpclust_core.kmeans.lloyd import sphere_packing_centroids
 from dpclust_core.metrics import nicv
 
 __all__ = ["equal_blobs", "cluster_rho", "error_model_sweeps", "error_model_summary", "split_model_curves", "split_measured",
            "split_table", "rounds_table", "nicv_by_rounds", "compare_dplloyd", "ratio_table", "fit_summary",
-           "swapped_split_table", "swapped_split_ledger", "best_rounds_table", "headline_table"]
+           "swapped_split_table", "swapped_split_ledger", "best_rounds_table", "headline_table",
+           "simulate_one_round_mse"]
 
 BOUNDS = (-1.0, 1.0)
 
@@ -88,7 +92,7 @@ def error_model_sweeps(n: int = 10_000, k: int = 5, d: int = 2, epsilon: float =
     """The one-round error model of DPLloyd (PINQ's split) against simulation, varying ε, d and k in turn.
 
     For every setting, :func:`~dpclust_core.kmeans.error_models.dplloyd_mse` gives the model and
-    :func:`~dpclust_core.kmeans.error_models.simulate_one_round_mse` measures the same quantity (``n_trials``
+    :func:`simulate_one_round_mse` measures the same quantity (``n_trials``
     noise draws on :func:`equal_blobs` data, the partition computed once). The other parameters stay at
     ``n, k, d, epsilon``.
 
@@ -359,3 +363,90 @@ def swapped_split_ledger(d: int, epsilon_round: float = 1.0, budget: float | Non
     led.record("counts (swapped share)", e_sum, sensitivity=1)
     led.record("sums (swapped share)", d * e_count, sensitivity=d)
     return led
+
+
+# ------------------------------------------------------------------ the error model measured by simulation
+def simulate_one_round_mse(X: ArrayLike, centroids: ArrayLike, epsilon: float, t: int = 1, r: float = 1.0,
+                           rho: float = RHO, split: Literal["original", "improved"] | tuple[float, float] = "original",
+                           n_trials: int = 1000, rng: RNGLike = None, clip: bool = True) -> float:
+    """Measured counterpart of :func:`dplloyd_mse`: the MSE of one noisy centroid after one round, by simulation.
+
+    The partition of ``X`` by ``centroids``, its exact counts C and sums S are computed once; then
+    ``n_trials`` independent draws of the round's Laplace noise (the scales DPLloyd uses for this ``split``,
+    budget ``ε/t``) give ``ô = (S + ΔS)/(C + ΔC)`` (clipped to the domain when ``clip=True``, as the algorithm
+    releases it), and the result is the mean over trials and clusters of ``||ô − S/C||²`` (Eq. 4.1). Empty
+    clusters are skipped (their true centroid is undefined). Vectorised over trials.
+
+    This is an experiment on data the reader owns, not a release: it costs no privacy and its (continuous)
+    Laplace draws are a simulation of the mechanism's error, not privacy noise.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        Data already in ``[-r, r]^d``.
+    centroids : array (k, d)
+        The (public) centroids the round starts from.
+    epsilon : float
+        Total budget ε > 0.
+    t : int, default 1
+        Rounds; the simulated round gets ``ε/t``.
+    r : float, default 1.0
+        Half-width of the domain.
+    rho : float, default 0.225
+        ρ, for ``split="improved"``.
+    split : "original", "improved" or (count_share, sum_share)
+        As in :func:`dplloyd_mse`.
+    n_trials : int, default 1000
+        Number of simulated noise draws, ``1 <= n_trials`` and ``n_trials·k·d <= 2^27``.
+    rng : None, int or numpy.random.Generator
+        The simulation's randomness.
+    clip : bool, default True
+        Clip the noisy centroid into ``[-r, r]^d``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.repeat([[-0.5, -0.5], [0.5, 0.5]], 5000, axis=0)
+    >>> mse = simulate_one_round_mse(X, [[-0.5, -0.5], [0.5, 0.5]], 1.0, n_trials=2000, rng=0)
+    >>> 0.5 < mse / dplloyd_mse(10_000, 2, 2, 1.0) < 2.0
+    True
+    """
+    X = check_data(X)
+    C0 = check_data(centroids, "centroids", n_features=X.shape[1], features_of="X")
+    d = X.shape[1]
+    k = C0.shape[0]
+    eps = check_epsilon(epsilon)
+    t = check_int(t, "t", 1, 10_000)
+    r = check_half_width(r)
+    rho = check_real(rho, "rho", low=0.0, high=0.5)
+    n_trials = check_int(n_trials, "n_trials", 1, MAX_ALLOCATION)
+    if n_trials * k * d > 2**27:
+        raise ValueError(f"n_trials={n_trials} is too large: n_trials * k * d must stay below 2^27 "
+                         f"(memory of the vectorised simulation)")
+    if not isinstance(clip, (bool, np.bool_)):
+        raise BadTypeError(f"clip must be True or False, got {clip!r}")
+    rng = check_rng(rng, "rng")
+    z = eps / t
+    if isinstance(split, str):
+        e0, es = budget_split(d, z, rho=rho, split=split, r=r)
+    else:
+        try:
+            e0 = check_real(split[0], "split", low=0.0, low_open=True) * z
+            es = check_real(split[1], "split", low=0.0, low_open=True) * z
+        except (TypeError, IndexError):
+            raise ValueError(f"split must be 'original', 'improved' or a pair of shares, got {split!r}") from None
+    _, counts, sums = assign_stats(X, C0)
+    keep = counts > 0
+    counts, sums = counts[keep], sums[keep]
+    true = sums / counts[:, None]
+    nc = counts[None, :] + rng.laplace(0.0, 1.0 / e0, size=(n_trials, counts.size))  # a simulation, not a release
+    ns = sums[None, :, :] + rng.laplace(0.0, r / es, size=(n_trials,) + sums.shape)  # a simulation, not a release
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        est = ns / nc[:, :, None]
+    if clip:
+        est = np.clip(np.nan_to_num(est, nan=0.0, posinf=r, neginf=-r), -r, r)
+    return float(((est - true[None]) ** 2).sum(axis=2).mean())

@@ -1,8 +1,8 @@
-"""Experiments of chapter 5 (the Sparse Vector Technique): the counterexamples, their three views, the worked
+"""Experiments of chapter 6 (the Sparse Vector Technique): the counterexamples, their three views, the worked
 example and the Zipf comparison of SVT with the exponential mechanism, as tidy tables.
 
 Every function is a thin loop over :mod:`dpclust_core.svt` (which does the sampling and the exact integration)
-and returns a ``pandas.DataFrame`` (or a dict of them) that chapter 5 shows or hands to
+and returns a ``pandas.DataFrame`` (or a dict of them) that chapter 6 shows or hands to
 :mod:`dpclust_book.plots.svt`.
 
 Examples
@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Literal
 
@@ -24,18 +25,22 @@ import numpy as np
 import pandas as pd
 
 from dpclust_core import svt
-from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_epsilon, check_int,
-                                      check_options, check_rng)
-from dpclust_core.svt import (VARIANTS, _check_queries, _check_runs, _log_cdf, _log_sf, audit_variant,
-                              monte_carlo_probability, output_probability, privacy_loss, select_top_c,
-                              selection_metrics, zipf_scores)
+from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_bool, check_data,
+                                      check_epsilon, check_int, check_ledger, check_options, check_probability,
+                                      check_real, check_rng)
+from dpclust_core.accounting import PrivacyLedger
+from dpclust_core.mechanisms import exponential_mechanism_top_k, laplace_noise
+from dpclust_core.svt import (VARIANTS, _charge_runs, _check_ledger_for, _check_runs, _log_cdf, _log_sf, _real_array,
+                              _simulate, audit_variant, monte_carlo_probability, noise_config, output_probability,
+                              privacy_loss)
 
 __all__ = ["SHORT_NAMES", "variant_table", "outputs_table", "worked_example", "all_three_views", "views_table",
            "released_value_losses", "pinned_inputs", "pinned_limit", "pinned_loss", "pinned_losses", "gptt_pairs",
            "gptt_argument", "zipf_table", "zipf_agreement", "counterexample", "three_views", "gptt_proof_argument",
-           "ZIPF_METHODS", "THESIS_ZIPF_SER", "zipf_experiment"]
+           "ZIPF_METHODS", "THESIS_ZIPF_SER", "zipf_experiment", "alpha_svt", "alpha_em", "zipf_scores",
+           "default_threshold", "select_top_c", "selection_metrics"]
 
-#: How chapter 5 names each variant (the thesis numbers them Alg. 17-23).
+#: How chapter 6 names each variant (the thesis numbers them Alg. 17-23).
 SHORT_NAMES = {
     "lyu_su_li": "Lyu–Su–Li", "dwork_roth_2014": "Dwork–Roth", "roth_2011": "Roth 2011",
     "lee_clifton_2014": "Lee–Clifton", "stoddard_2014": "Stoddard et al.", "chen_2015": "Chen et al.",
@@ -258,10 +263,10 @@ def zipf_agreement(zipf: dict, settings, n_runs=100) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------------
-# the chapter's counterexamples and their three views (moved from the library's svt module)
+# the chapter's counterexamples and their three views
 # ---------------------------------------------------------------------------------------------------
 def counterexample(variant: str, m: int = 10) -> dict:
-    """The neighbouring answer vectors and output the chapter uses for ``variant`` (spec §2.4), at Δ = 1, T = 0.
+    """The neighbouring answer vectors and output the chapter uses for ``variant``, at Δ = 1, T = 0.
 
     * ``stoddard_2014``: C1, q(D) = (0, 1), q(D') = (1, 0), output (⊥, ⊤).
     * ``roth_2011``: C2 with ℓ = 4, q(D) = 0^4, q(D') = (1, 1, 1, 0), event ⊥⊥⊥ then a released number <= 0.
@@ -369,7 +374,7 @@ def three_views(variant: str, epsilon: float = 1.0, *, n_mc: int = 400_000, n_au
 # §5.2.3: the flawed GPTT proof, evaluated
 # ---------------------------------------------------------------------------------------------------
 def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: Literal["gptt", "lyu_su_li"] = "gptt") -> dict:
-    """Evaluate the GPTT proof's bound κ(t)^t/2 next to the true ratio (thesis §5.2.3, spec §2.5).
+    """Evaluate the GPTT proof's bound κ(t)^t/2 next to the true ratio (thesis §5.2.3).
 
     ``kind="gptt"``: GPTT with ε1 = ε2 = ε/2 on t pairs q(D) = (0,1)^t, q(D') = (1,0)^t, output (⊥,⊤)^t.
     ``kind="lyu_su_li"``: the chapter's reductio, Alg. 17 with c = 1 on q(D) = 0^t, q(D') = 1^t, output ⊥^t.
@@ -385,7 +390,6 @@ def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: Literal["gptt", "lyu
     over [z−1, z] of f/F + f/(1−F), and for Laplace noise one of the two terms equals ε2 at every point
     (f/F on the left half-line, f/(1−F) on the right). So the bound t·ε2 − ln 2 does diverge, and even
     ln R >= t·ε2 holds without restricting to [−δ, δ]: [74]'s argument has a gap, but the gap closes.
-    [DERIVED; checked in tests/test_svt.py]
 
     Parameters
     ----------
@@ -445,10 +449,10 @@ def gptt_proof_argument(t: int, epsilon: float = 1.0, kind: Literal["gptt", "lyu
 
 
 # ---------------------------------------------------------------------------------------------------
-# §5.4: the thesis's Zipf experiment
+# the thesis's Zipf experiment (§5.5)
 # ---------------------------------------------------------------------------------------------------
 #: Zipf rows of the thesis's Tables 5.4 (ε = 0.1) and 5.6 (ε = 0.5): mean SER over 100 runs, per method;
-#: None marks a cell lost in the PDF conversion (spec §4.5).
+#: None marks a cell the published tables leave unreadable.
 ZIPF_METHODS = ("DPBook", "S 1:1", "S 1:3", "S 1:c", "S 1:c^(2/3)", "ReTr 1D", "ReTr 2D", "ReTr 3D", "EM")
 THESIS_ZIPF_SER = {
     (0.1, 50): (.957, .917, .832, .665, .711, .423, .164, .090, .082),
@@ -476,7 +480,7 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
                     scores: ArrayLike | None = None) -> dict:
     """SER (mean, std) and miss rate (mean) of every method at every ``(epsilon, c)`` in ``settings``.
 
-    Reproduces the Zipf rows of thesis Tables 5.4/5.6 (spec §4.6) on :func:`~dpclust_core.svt.zipf_scores`: SVT-S is
+    Reproduces the Zipf rows of thesis Tables 5.4/5.6 on :func:`zipf_scores`: SVT-S is
     ``standard`` with monotone noise and ε1:ε2 = 1:ratio; ReTr uses 1:c^(2/3) and the threshold raised by
     k·b_ν; EM is c rounds at ε/c without replacement.
 
@@ -490,7 +494,7 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
         Runs per cell (the thesis uses 100).
     rng : None, int or numpy.random.Generator
     scores : array_like, optional
-        Default :func:`~dpclust_core.svt.zipf_scores`.
+        Default :func:`zipf_scores`.
 
     Returns
     -------
@@ -503,7 +507,7 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
     >>> sorted(r), len(r[(0.5, 5)]["EM"])
     ([(0.5, 5)], 3)
     """
-    s = zipf_scores() if scores is None else _check_queries(scores, "scores")
+    s = zipf_scores() if scores is None else check_data(scores, "scores", ndim=1)
     n_runs = _check_runs(n_runs, s.size, what="items")
     rng = check_rng(rng, "rng")
     try:
@@ -526,3 +530,353 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
             row[label] = (float(ser.mean()), float(ser.std()), float(miss.mean()))
         out[(eps, c)] = row
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# SVT vs the exponential mechanism for top-c selection (thesis §5.4-5.5)
+# ---------------------------------------------------------------------------------------------------
+def _check_k(k, minimum):
+    kk = _real_array(k, "k", ndim=None)
+    if np.any(kk < minimum):
+        raise ValueError(f"k must be a number of queries >= {minimum}, got {k!r:.60}")
+    return kk
+
+
+def alpha_svt(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
+    """α for which SVT (Dwork & Roth Thm 3.24, c = Δ = 1) is (α, β)-accurate on k queries: 8(ln k + ln(2/β))/ε.
+
+    Parameters
+    ----------
+    k : float or array_like
+        Number of queries (>= 1).
+    beta : float
+        Failure probability, in (0, 1).
+    epsilon : float
+        The budget.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(float(alpha_svt(1000, 0.05, 1.0)), 2)
+    84.77
+    """
+    eps = check_epsilon(epsilon)
+    k = _check_k(k, 1)
+    beta = check_probability(beta, "beta")
+    return 8 * (np.log(k) + math.log(2 / beta)) / eps
+
+
+def alpha_em(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
+    """α for which EM picks the single query above T + α among k with probability >= 1 − β (§5.4).
+
+    (ln(k−1) + ln((1−β)/β))/ε, with c = Δ = 1.
+
+    Parameters
+    ----------
+    k : float or array_like
+        Number of queries (>= 2).
+    beta : float
+        Failure probability, in (0, 1).
+    epsilon : float
+        The budget.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(float(alpha_em(1000, 0.05, 1.0)), 2)
+    9.85
+    """
+    eps = check_epsilon(epsilon)
+    k = _check_k(k, 2)
+    beta = check_probability(beta, "beta")
+    return (np.log(k - 1) + math.log((1 - beta) / beta)) / eps
+
+
+def zipf_scores(n_items: int = 10_000, total: float = 1_000_000) -> np.ndarray:
+    """The synthetic Zipf item counts of thesis §5.5: s_i = round(total / (H_n · i)), i = 1..n.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items n.
+    total : float
+        The counts sum to about ``total`` (> 0).
+
+    Returns
+    -------
+    ndarray, shape (n_items,)
+
+    Examples
+    --------
+    With the defaults s_1 = 102,170, s_50 = 2,043, s_100 = 1,022, s_300 = 341, s_10000 = 10:
+
+    >>> s = zipf_scores()
+    >>> s[[0, 49, 99, 299, 9999]].astype(int).tolist()
+    [102170, 2043, 1022, 341, 10]
+    """
+    n = check_int(n_items, "n_items", 1, MAX_ALLOCATION)
+    total = check_real(total, "total", low=0.0, low_open=True)
+    i = np.arange(1, n + 1, dtype=float)
+    h = np.sum(1.0 / i)
+    return np.round(total / (h * i))
+
+
+def _check_scores(scores, c):
+    s = check_data(scores, "scores", ndim=1)
+    c = check_int(c, "c", 1, MAX_ALLOCATION)
+    if c >= s.size:
+        raise ValueError(f"c={c} must be smaller than the number of items ({s.size})")
+    return s, c
+
+
+def default_threshold(scores: ArrayLike, c: int) -> float:
+    """T = (s_(c) + s_(c+1))/2, the midpoint between the c-th and (c+1)-th largest score (§5.5).
+
+    NOT private: it is computed from the data, an experimental shortcut of the thesis.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_items,)
+    c : int
+        1 <= c < n_items.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> default_threshold([10.0, 8.0, 6.0, 4.0], 2)
+    7.0
+    """
+    s, c = _check_scores(scores, c)
+    srt = np.sort(s)[::-1]
+    return float((srt[c - 1] + srt[c]) / 2)
+
+
+def select_top_c(method: str, scores: ArrayLike, c: int, epsilon: float, *, n_runs: int = 100, rng: RNGLike = None,
+                 ratio: float | None = None, increment: float = 0.0, threshold: float | None = None,
+                 sensitivity: float = 1.0, monotonic: bool = True, max_passes: int = 100_000,
+                 ledger: PrivacyLedger | None = None,
+                 return_passes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Select c items of high score privately, ``n_runs`` times (the experiment of thesis §5.5).
+
+    Parameters
+    ----------
+    method : {"svt", "dpbook", "retraversal", "em"}
+        * ``"svt"``: SVT-S, Alg. 23 (``standard``, ε3 = 0, monotone noise Lap(cΔ/ε2) by default) on the
+          items in a fresh random order per run, with ε1:ε2 = 1:``ratio`` (default the optimum
+          1:c^(2/3), or 1:(2c)^(2/3) with ``monotonic=False``); may return fewer than c items.
+        * ``"dpbook"``: SVT-DPBook, Alg. 18 in a random order per run.
+        * ``"retraversal"``: SVT-ReTr, SVT-S with threshold ``T + increment·b_ν`` (b_ν = cΔ/ε2 the
+          Laplace scale of the query noise, "1D" in the thesis's tables), passing again over the
+          not-yet-selected items (fresh ν, same ρ, fresh random order) until c are selected, or until
+          ``max_passes`` passes (then that run's selection is partial; the other runs are unaffected).
+        * ``"em"``: c rounds of the exponential mechanism at ε/c each without replacement, weights
+          exp(ε·s_i/(cΔ)) (monotone) or exp(ε·s_i/(2cΔ)); sampled exactly by the Gumbel top-c trick
+          (:func:`dpclust_core.mechanisms.exponential_mechanism_top_k`).
+    scores : array_like, shape (n_items,)
+        Item scores (counting queries: Δ = 1, monotonic under add/remove).
+    c : int
+        Number of items to select, 1 <= c < n_items.
+    epsilon : float
+        Budget of one run.
+    n_runs : int
+        Independent runs (rows of the output); ``n_runs * n_items`` may not exceed ``MAX_ALLOCATION``.
+    rng : None, int or numpy.random.Generator
+        The SVT noise is exact discrete Laplace noise (:func:`dpclust_core.mechanisms.laplace_noise`).
+    ratio : float, optional
+        ε2/ε1 of the SVT methods (``"svt"``, ``"retraversal"``), in [1e-9, 1e9].
+    increment : float
+        ReTr's threshold increment, in units of b_ν (>= 0).
+    threshold : float, optional
+        Default :func:`default_threshold` (computed from the data, NOT private, as in the thesis). The SVT
+        methods are ε-DP only with a public threshold, so a ``ledger`` is refused (``ValueError``) unless
+        ``threshold`` is given explicitly.
+    sensitivity : float
+        Δ > 0 of every score.
+    monotonic : bool
+        Monotonic scores (default True, as for counts).
+    max_passes : int
+        Most passes of ``"retraversal"`` per run. A run that has not selected c items by then returns a
+        partial selection (padded with −1) and a ``RuntimeWarning`` says how many runs did; a run whose
+        chance of any further positive within the remaining passes is below 1e-12 (its threshold is out of
+        reach) is stopped early and reported the same way.
+    ledger : PrivacyLedger, optional
+        Charged ``n_runs * epsilon`` (refused before any noise is drawn if the budget cannot afford it).
+    return_passes : bool
+        Also return the number of passes each run used.
+
+    Returns
+    -------
+    selected : ndarray, shape (n_runs, c), int
+        Selected item indices in selection order, padded with −1 where a run selected fewer than c.
+    passes : ndarray, shape (n_runs,), int
+        Only with ``return_passes=True``: passes used per run (1 for every method but ``"retraversal"``;
+        ``max_passes`` for a run that did not complete).
+
+    Examples
+    --------
+    >>> s = zipf_scores(1000, 100_000)
+    >>> sel = select_top_c("em", s, 5, 1.0, n_runs=3, rng=0)
+    >>> sel.shape, bool(np.all(sel >= 0))
+    ((3, 5), True)
+    """
+    check_options(method, "method", ("svt", "dpbook", "retraversal", "em"))
+    s, c = _check_scores(scores, c)
+    eps = check_epsilon(epsilon)
+    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
+    m = s.size
+    n = _check_runs(n_runs, m, what="items")
+    if ratio is not None:
+        ratio = check_real(ratio, "ratio", low=1e-9, high=1e9)
+    increment = check_real(increment, "increment", low=0.0)
+    mono = check_bool(monotonic, "monotonic")
+    max_passes = check_int(max_passes, "max_passes", 1, MAX_ALLOCATION)
+    return_passes = check_bool(return_passes, "return_passes")
+    if threshold is not None:
+        T = check_real(threshold[()] if isinstance(threshold, np.ndarray) and threshold.ndim == 0 else threshold,
+                       "threshold")
+    rng = check_rng(rng, "rng")
+    check_ledger(ledger)
+    one_pass = np.ones(n, dtype=np.int64)
+    if method == "em":  # needs no threshold
+        sel = exponential_mechanism_top_k(s, c, sens, eps / c, rng, mono, size=n, ledger=ledger,
+                                          name="select_top_c[em]")
+        return (sel, one_pass) if return_passes else sel
+    if threshold is None:
+        if ledger is not None:
+            raise ValueError("threshold=None uses default_threshold, which is computed from the data without "
+                             "privacy: pass a public threshold explicitly to charge the run to a ledger")
+        T = default_threshold(s, c)
+    if method == "dpbook":
+        cfg = noise_config("dwork_roth_2014", eps, c, sens)
+    else:
+        kw = {"monotonic": mono}
+        if ratio is not None:
+            kw["ratio"] = ratio
+        cfg = noise_config("standard", eps, c, sens, **kw)
+    if ledger is not None:
+        _check_ledger_for(ledger, n * sum(e for _, e in cfg.budget), f"select_top_c[{method}] x{n} runs")
+    if method == "dpbook":  # the threshold is redrawn after every ⊤, so the order matters: simulate it
+        perm = np.argsort(rng.random((n, m)), axis=1)
+        out = _simulate(cfg, s[perm], np.full(m, T), n, rng)
+        hit = out == 1
+        sel = np.full((n, c), -1, dtype=np.int64)
+        k = np.cumsum(hit, axis=1) - 1
+        r, col = np.nonzero(hit)
+        sel[r, k[r, col]] = perm[r, col]
+        passes = one_pass
+    else:
+        sel, passes = _svt_passes(cfg, s, c, n, T if method == "svt" else T + increment * cfg.b_nu,
+                                  1 if method == "svt" else max_passes, rng)
+        short = int(np.sum(sel[:, -1] < 0))
+        if method == "retraversal" and short:
+            warnings.warn(f"retraversal: {short} of {n} runs did not select c={c} items within max_passes="
+                          f"{max_passes} passes; their selections are partial (padded with -1)", RuntimeWarning,
+                          stacklevel=2)
+    if ledger is not None:
+        _charge_runs(ledger, cfg, None, n, f"svt[{method}]")
+    return (sel, passes) if return_passes else sel
+
+
+def _svt_passes(cfg, s, c, n, T, max_passes, rng):
+    """SVT-S (one pass) or SVT-ReTr (up to ``max_passes``) on ``n`` runs; returns ``(selected, passes)``.
+
+    The set of positives of a pass does not depend on the order (ρ fixed, every ν_i independent), so a random
+    order only decides WHICH positives fill the last free slots: a uniform random subset of them.
+    """
+    m = s.size
+    rho = laplace_noise(cfg.b_rho, n, rng)
+    chosen = np.zeros((n, m), dtype=bool)
+    count = np.zeros(n, dtype=np.int64)
+    passes = np.zeros(n, dtype=np.int64)
+    stalled = np.zeros(n, dtype=bool)
+    sel = np.full((n, c), -1, dtype=np.int64)
+    for p in range(max_passes):
+        act = np.flatnonzero((count < c) & ~stalled)
+        if act.size == 0:
+            break
+        if p > 0 and p & (p - 1) == 0:  # after 1, 2, 4, 8, ... passes: drop runs that cannot fill c any more
+            z = (T + rho[act])[:, None] - s[None, :]  # a positive needs ν >= z
+            bound = np.exp(-np.maximum(z, 0.0) / cfg.b_nu)  # >= Pr[ν >= z] for ν ~ Lap(b_ν)
+            bound[chosen[act]] = 0.0
+            hopeless = (max_passes - p) * bound.sum(axis=1) < 1e-12
+            stalled[act[hopeless]] = True
+            act = act[~hopeless]
+            if act.size == 0:
+                break
+        passes[act] += 1
+        x = laplace_noise(cfg.b_nu, (act.size, m), rng)
+        x += s
+        pos = x >= (T + rho[act])[:, None]
+        pos &= ~chosen[act]
+        r, j = np.nonzero(pos)
+        if r.size == 0:
+            continue
+        # a fresh random order of this pass: sort the positives of each row by a uniform key
+        order = np.lexsort((rng.random(r.size), r))
+        r, j = r[order], j[order]
+        rank = np.arange(r.size) - np.searchsorted(r, np.arange(act.size))[r]
+        keep = rank < (c - count[act])[r]
+        r, j, rank = r[keep], j[keep], rank[keep]
+        rows = act[r]
+        sel[rows, count[rows] + rank] = j
+        chosen[rows, j] = True
+        count[act] += np.bincount(r, minlength=act.size)
+    passes[stalled] = max_passes  # what running every pass would have given, with probability >= 1 - 1e-12
+    return sel, passes
+
+
+def selection_metrics(scores: ArrayLike, selected: ArrayLike, c: int) -> tuple[np.ndarray, np.ndarray]:
+    """Score error rate and miss rate of top-c selections (thesis §5.5.1).
+
+    SER = 1 − sum(s[S]) / sum(s[Top_c]) (= 1 − avgScore(S)/avgScore(Top_c) with a missing slot scoring
+    0, so SER ∈ [0, 1] for non-negative scores); miss rate (FNR) = fraction of the true top-c not selected.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_items,)
+        The scores; the c largest must have a positive sum.
+    selected : array_like of int, shape (n_runs, c)
+        Item indices, −1 for an empty slot (as returned by :func:`select_top_c`).
+    c : int
+        The number of items selected per run.
+
+    Returns
+    -------
+    (ser, miss) : two ndarrays of length n_runs
+
+    Examples
+    --------
+    >>> ser, miss = selection_metrics([10.0, 8, 6, 4, 2], [[0, 1], [0, 4], [2, -1]], 2)
+    >>> np.round(ser, 3).tolist(), miss.tolist()
+    ([0.0, 0.333, 0.667], [0.0, 0.5, 1.0])
+    """
+    s, c = _check_scores(scores, c)
+    if isinstance(selected, (str, bytes)):
+        raise BadTypeError("selected must be an integer array of item indices, got a string")
+    sel = np.asarray(selected)
+    if sel.dtype.kind not in "iu":
+        raise BadTypeError(f"selected must hold integer item indices, got dtype {sel.dtype}")
+    if sel.ndim != 2 or sel.shape[1] != c or sel.shape[0] == 0:
+        raise ValueError(f"selected must have shape (n_runs, {c}) with n_runs >= 1, got {sel.shape}")
+    if np.any(sel < -1) or np.any(sel >= s.size):
+        raise ValueError(f"selected must hold item indices in [0, {s.size}) or -1 for an empty slot")
+    top = np.argsort(-s, kind="stable")[:c]
+    best = s[top].sum()
+    if not best > 0:
+        raise ValueError("scores: the c largest scores must have a positive sum (the SER divides by it)")
+    val = np.where(sel >= 0, s[np.maximum(sel, 0)], 0.0)
+    ser = 1 - val.sum(axis=1) / best
+    is_top = np.zeros(s.size, dtype=bool)
+    is_top[top] = True
+    hit = np.where(sel >= 0, is_top[np.maximum(sel, 0)], False)
+    miss = 1 - hit.sum(axis=1) / c
+    return ser, miss

@@ -1,4 +1,4 @@
-"""Figures of chapter 5 (the Sparse Vector Technique).
+"""Figures of chapter 6 (the Sparse Vector Technique).
 
 Every function returns a matplotlib ``Figure`` in the book's style (:func:`dpclust_book.plots.figure`): 7 inches
 wide, at most two panels a row. Each SVT variant keeps one colour and marker throughout the chapter
@@ -24,7 +24,7 @@ from . import table
 __all__ = ["table", "VARIANT_STYLE", "ZIPF_STYLE", "worked_example", "impossible_output", "released_value_leak",
            "pinned_threshold", "pinned_frame", "gptt_argument", "budget_split", "zipf_ser"]
 
-#: One colour, marker and line style per SVT variant (chapter 5).
+#: One colour, marker and line style per SVT variant (chapter 6).
 VARIANT_STYLE = {
     "lyu_su_li": dict(color=PALETTE["blue"], marker="o", linestyle="-"),
     "dwork_roth_2014": dict(color=PALETTE["sky"], marker="s", linestyle="-"),

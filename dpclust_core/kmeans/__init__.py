@@ -1,7 +1,7 @@
 """Differentially private k-means (thesis chapter 4): DPLloyd, grid synopses (UGkM, EUGkM, MkM), the hybrid,
 sample-and-aggregate (GkM) and PrivGene (PGkM), and the private choice of k."""
 from .error_models import (budget_split, count_sum_ratio, dplloyd_mse, epsilon_m, n_rounds, optimal_count_share,
-                           simulate_one_round_mse, swapped_split_epsilon)
+                           swapped_split_epsilon)
 from .lloyd import (DPLloyd, best_of_lloyd, project_l1_ball, random_centroids, separated_centroids,
                     sphere_packing_centroids)
 from .synopsis import GridSynopsis, noisy_grid_synopsis

@@ -28,8 +28,8 @@ from typing import Literal
 import numpy as np
 
 from .. import _kernels
-from .._validation import (ArrayLike, BadTypeError, Int, Real, RNGLike, Spec, check_data, check_int, check_real,
-                           read_dask_rows)
+from .._validation import (ArrayLike, BadTypeError, Int, Real, RNGLike, Spec, check_data, check_int, read_dask_rows,
+                           validate_params)
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator
 from ..mechanisms import laplace_grid, laplace_noise
@@ -153,6 +153,8 @@ def _cell_noise_scale(epsilon_hist: float) -> float:
     return gamma * steps / epsilon_hist
 
 
+@validate_params(n=Real(0.0), epsilon_hist=Real(0.0, low_open=True), n_cells=Int(1, None),
+                 min_snr=Real(0.0, low_open=True))
 def k_cap(n: float, epsilon_hist: float, n_cells: int, min_snr: float = 3.0) -> int:
     """The largest k whose clusters a synopsis of ``n_cells`` noisy cells can see (public: N, ε and the grid).
 
@@ -191,11 +193,7 @@ def k_cap(n: float, epsilon_hist: float, n_cells: int, min_snr: float = 3.0) -> 
     >>> k_cap(100_000, 0.95, 9500)  # 100,000 records in 2-D: the grid, not the noise, is the limit
     9500
     """
-    n = check_real(n, "n", low=0.0)
-    eps = check_real(epsilon_hist, "epsilon_hist", low=0.0, low_open=True)
-    M = check_int(n_cells, "n_cells", 1, None)
-    z = check_real(min_snr, "min_snr", low=0.0, low_open=True)
-    return _k_cap(n, eps, M, z)
+    return _k_cap(n, epsilon_hist, n_cells, min_snr)
 
 
 def _k_cap(n, eps, M, z):

@@ -6,8 +6,7 @@
 * :func:`swapped_split_epsilon` — what a round really spends when the two shares of Eq. (4.7) are unpacked in
   the wrong order;
 * :func:`epsilon_m` and :func:`n_rounds` — the minimum per-round budget and the number of rounds of
-  DPLloyd-Impr, Eqs. (4.8)–(4.9) and Algorithm 14;
-* :func:`simulate_one_round_mse` — the measured counterpart of Eq. (4.5), by simulation.
+  DPLloyd-Impr, Eqs. (4.8)–(4.9) and Algorithm 14.
 
 All formulas are for add/remove (unbounded) DP on data in the public box ``[-r, r]^d``: a count has
 sensitivity 1, one coordinate sum has sensitivity ``r``. ``rho`` is the thesis's "normalised coordinate of
@@ -20,9 +19,8 @@ from typing import Literal
 
 import numpy as np
 
-from .. import _kernels
-from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, EpsilonTooSmallError, RNGLike, check_data, check_epsilon,
-                           check_half_width, check_int, check_options, check_real, check_rng)
+from .._validation import (ArrayLike, BadTypeError, Epsilon, EpsilonTooSmallError, HalfWidth, Int, Options, Real,
+                           check_real, validate_params)
 
 __all__ = [
     "RHO",
@@ -35,7 +33,6 @@ __all__ = [
     "dplloyd_mse",
     "epsilon_m",
     "n_rounds",
-    "simulate_one_round_mse",
 ]
 
 RHO = 0.225  #: the thesis's ρ, "empirically computed from 81 synthetic datasets" (§4.2)
@@ -45,16 +42,8 @@ _MAX_D = 10**6  # a dimension larger than this is a typo (no model here is meani
 
 
 # --------------------------------------------------------------------------------------------- checks
-def _check_rho(rho) -> float:
-    return check_real(rho, "rho", low=0.0, high=0.5)
-
-
-def _check_r(r) -> float:
-    return check_half_width(r)
-
-
-def _check_d(d, name="d") -> int:
-    return check_int(d, name, 1, _MAX_D)
+#: The specs of the arguments the models share: ρ of Eq. (4.6), the half-width r, the dimension d.
+_RHO, _R, _D = Real(0.0, 0.5), HalfWidth(), Int(1, _MAX_D)
 
 
 def _positive_array(x, name, *, integer=False, minimum=None):
@@ -78,6 +67,7 @@ def _positive_array(x, name, *, integer=False, minimum=None):
 
 
 # --------------------------------------------------------------------------------------------- Eq. 4.7
+@validate_params(d=_D, rho=_RHO)
 def count_sum_ratio(d: int, rho: float = RHO) -> float:
     """``c_d = ∛(4 d ρ²)``, the optimal ratio ``ε_0 : ε_i`` of the count's budget to one sum's budget, Eq. (4.7).
 
@@ -97,8 +87,6 @@ def count_sum_ratio(d: int, rho: float = RHO) -> float:
     >>> round(count_sum_ratio(2), 4)
     0.7399
     """
-    d = _check_d(d)
-    rho = _check_rho(rho)
     return float(np.cbrt(4.0 * d * rho * rho))
 
 
@@ -127,6 +115,7 @@ def optimal_count_share(d: int, rho: float = RHO) -> float:
     return c / (d + c)
 
 
+@validate_params(d=_D, epsilon_round=Epsilon(), rho=_RHO, r=_R, split=Options("improved", "original"))
 def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: Literal["improved", "original"] = "improved",
                  r: float = 1.0) -> tuple[float, float]:
     """The per-round budgets ``(ε_0, ε_s)`` of the count and of EACH of the d coordinate sums.
@@ -160,17 +149,14 @@ def budget_split(d: int, epsilon_round: float, rho: float = RHO, split: Literal[
     >>> [round(e, 12) for e in budget_split(2, 0.6, split="original")]
     [0.2, 0.2]
     """
-    d = _check_d(d)
-    z = check_epsilon(epsilon_round, "epsilon_round")
-    rho = _check_rho(rho)
-    r = _check_r(r)
-    split = check_options(split, "split", ("improved", "original"))
+    z = epsilon_round
     if split == "improved":
         c = count_sum_ratio(d, rho)
         return c / (d + c) * z, z / (d + c)
     return z / (d * r + 1.0), r * z / (d * r + 1.0)
 
 
+@validate_params(d=_D, epsilon_round=Epsilon())
 def swapped_split_epsilon(d: int, epsilon_round: float = 1.0, rho: float = RHO) -> float:
     """Budget actually spent by one round when the shares of Eq. (4.7) are swapped.
 
@@ -198,13 +184,12 @@ def swapped_split_epsilon(d: int, epsilon_round: float = 1.0, rho: float = RHO) 
     >>> round(swapped_split_epsilon(20), 3)
     1.523
     """
-    d = _check_d(d)
-    z = check_epsilon(epsilon_round, "epsilon_round")
     c = count_sum_ratio(d, rho)
-    return (1.0 + d * c) / (d + c) * z
+    return (1.0 + d * c) / (d + c) * epsilon_round
 
 
 # --------------------------------------------------------------------------------------------- Eqs. 4.2-4.6
+@validate_params(r=_R, rho=_RHO, per=Options("centroid", "coordinate", "all"))
 def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, epsilon: float | ArrayLike,
                 t: int | ArrayLike = 1, r: float = 1.0, rho: float = RHO,
                 split: Literal["original", "improved"] | tuple[float, float] = "original",
@@ -261,16 +246,13 @@ def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, ep
     k = _positive_array(k, "k", integer=True, minimum=1)
     eps = _positive_array(epsilon, "epsilon")
     t = _positive_array(t, "t", integer=True, minimum=1)
-    r = _check_r(r)
-    rho = _check_rho(rho)
-    per = check_options(per, "per", ("centroid", "coordinate", "all"))
     try:
         np.broadcast_shapes(n.shape, d_arr.shape, k.shape, eps.shape, t.shape)
     except ValueError:
         raise ValueError("n, d, k, epsilon and t must broadcast to one shape") from None
     z = eps / t
     if isinstance(split, str):
-        split = check_options(split, "split", ("original", "improved"))
+        split = Options("original", "improved")(split, "split")
         if split == "original":
             e0 = z / (d_arr * r + 1.0)
             es = r * z / (d_arr * r + 1.0)
@@ -297,6 +279,7 @@ def dplloyd_mse(n: float | ArrayLike, d: int | ArrayLike, k: int | ArrayLike, ep
 
 
 # --------------------------------------------------------------------------------------------- Eqs. 4.8-4.9
+@validate_params(n=Real(0.0, low_open=True), d=_D, k=Int(1), rho=_RHO, r=_R, threshold=Real(0.0, low_open=True))
 def epsilon_m(n: float, d: int, k: int, rho: float = RHO, r: float = 1.0, threshold: float = 0.004) -> float:
     """Minimum per-round budget ε^m of DPLloyd-Impr, Eq. (4.9).
 
@@ -334,12 +317,6 @@ def epsilon_m(n: float, d: int, k: int, rho: float = RHO, r: float = 1.0, thresh
     >>> round(epsilon_m(48841, 6, 5), 4)    # Adult-num
     0.0962
     """
-    n = check_real(n, "n", low=0.0, low_open=True)
-    d = _check_d(d)
-    k = check_int(k, "k", 1, MAX_ALLOCATION)
-    rho = _check_rho(rho)
-    r = _check_r(r)
-    threshold = check_real(threshold, "threshold", low=0.0, low_open=True)
     return _epsilon_m(n, d, k, rho, r, threshold)
 
 
@@ -350,6 +327,8 @@ def _epsilon_m(n, d, k, rho=RHO, r=1.0, threshold=0.004):
     return math.exp(min(max(log_em, -700.0), 700.0))
 
 
+@validate_params(epsilon=Epsilon(), eps_m=Real(0.0, low_open=True), max_rounds=Int(1, 10_000),
+                 min_rounds=Int(1, 10_000))
 def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rounds: int = MIN_ROUNDS) -> int:
     """Number of rounds t⁻ of DPLloyd-Impr (Algorithm 14).
 
@@ -374,13 +353,9 @@ def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rou
     >>> n_rounds(0.05, epsilon_m(107091, 2, 5)), n_rounds(2.0, epsilon_m(5000, 2, 15))
     (4, 2)
     """
-    eps = check_epsilon(epsilon)
-    em = check_real(eps_m, "eps_m", low=0.0, low_open=True)  # a model quantity, not a budget: any size
-    max_rounds = check_int(max_rounds, "max_rounds", 1, 10_000)
-    min_rounds = check_int(min_rounds, "min_rounds", 1, 10_000)
-    if min_rounds > max_rounds:
+    if min_rounds > max_rounds:  # eps_m is a model quantity, not a budget: any size > 0
         raise ValueError(f"min_rounds={min_rounds} must not exceed max_rounds={max_rounds}")
-    return _n_rounds(eps, em, max_rounds, min_rounds)
+    return _n_rounds(epsilon, eps_m, max_rounds, min_rounds)
 
 
 def _n_rounds(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
@@ -390,90 +365,3 @@ def _n_rounds(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
     if not math.isfinite(ratio):
         return max_rounds
     return int(max(min_rounds, min(math.floor(ratio), max_rounds)))
-
-
-# --------------------------------------------------------------------------------------------- simulation
-def simulate_one_round_mse(X: ArrayLike, centroids: ArrayLike, epsilon: float, t: int = 1, r: float = 1.0,
-                           rho: float = RHO, split: Literal["original", "improved"] | tuple[float, float] = "original",
-                           n_trials: int = 1000, rng: RNGLike = None, clip: bool = True) -> float:
-    """Measured counterpart of :func:`dplloyd_mse`: the MSE of one noisy centroid after one round, by simulation.
-
-    The partition of ``X`` by ``centroids``, its exact counts C and sums S are computed once; then
-    ``n_trials`` independent draws of the round's Laplace noise (the scales DPLloyd uses for this ``split``,
-    budget ``ε/t``) give ``ô = (S + ΔS)/(C + ΔC)`` (clipped to the domain when ``clip=True``, as the algorithm
-    releases it), and the result is the mean over trials and clusters of ``||ô − S/C||²`` (Eq. 4.1). Empty
-    clusters are skipped (their true centroid is undefined). Vectorised over trials.
-
-    This is an experiment on data the reader owns, not a release: it costs no privacy and its (continuous)
-    Laplace draws are a simulation of the mechanism's error, not privacy noise.
-
-    Parameters
-    ----------
-    X : array (n, d)
-        Data already in ``[-r, r]^d``.
-    centroids : array (k, d)
-        The (public) centroids the round starts from.
-    epsilon : float
-        Total budget ε > 0.
-    t : int, default 1
-        Rounds; the simulated round gets ``ε/t``.
-    r : float, default 1.0
-        Half-width of the domain.
-    rho : float, default 0.225
-        ρ, for ``split="improved"``.
-    split : "original", "improved" or (count_share, sum_share)
-        As in :func:`dplloyd_mse`.
-    n_trials : int, default 1000
-        Number of simulated noise draws, ``1 <= n_trials`` and ``n_trials·k·d <= 2^27``.
-    rng : None, int or numpy.random.Generator
-        The simulation's randomness.
-    clip : bool, default True
-        Clip the noisy centroid into ``[-r, r]^d``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.repeat([[-0.5, -0.5], [0.5, 0.5]], 5000, axis=0)
-    >>> mse = simulate_one_round_mse(X, [[-0.5, -0.5], [0.5, 0.5]], 1.0, n_trials=2000, rng=0)
-    >>> 0.5 < mse / dplloyd_mse(10_000, 2, 2, 1.0) < 2.0
-    True
-    """
-    X = check_data(X)
-    C0 = check_data(centroids, "centroids", n_features=X.shape[1], features_of="X")
-    d = X.shape[1]
-    k = C0.shape[0]
-    eps = check_epsilon(epsilon)
-    t = check_int(t, "t", 1, 10_000)
-    r = _check_r(r)
-    rho = _check_rho(rho)
-    n_trials = check_int(n_trials, "n_trials", 1, MAX_ALLOCATION)
-    if n_trials * k * d > 2**27:
-        raise ValueError(f"n_trials={n_trials} is too large: n_trials * k * d must stay below 2^27 "
-                         f"(memory of the vectorised simulation)")
-    if not isinstance(clip, (bool, np.bool_)):
-        raise BadTypeError(f"clip must be True or False, got {clip!r}")
-    rng = check_rng(rng, "rng")
-    z = eps / t
-    if isinstance(split, str):
-        e0, es = budget_split(d, z, rho=rho, split=split, r=r)
-    else:
-        try:
-            e0 = check_real(split[0], "split", low=0.0, low_open=True) * z
-            es = check_real(split[1], "split", low=0.0, low_open=True) * z
-        except (TypeError, IndexError):
-            raise ValueError(f"split must be 'original', 'improved' or a pair of shares, got {split!r}") from None
-    _, counts, sums = _kernels.assign_stats(X, C0)
-    keep = counts > 0
-    counts, sums = counts[keep], sums[keep]
-    true = sums / counts[:, None]
-    nc = counts[None, :] + rng.laplace(0.0, 1.0 / e0, size=(n_trials, counts.size))  # not privacy noise: simulation
-    ns = sums[None, :, :] + rng.laplace(0.0, r / es, size=(n_trials,) + sums.shape)  # not privacy noise: simulation
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        est = ns / nc[:, :, None]
-    if clip:
-        est = np.clip(np.nan_to_num(est, nan=0.0, posinf=r, neginf=-r), -r, r)
-    return float(((est - true[None]) ** 2).sum(axis=2).mean())

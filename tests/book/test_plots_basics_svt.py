@@ -136,7 +136,7 @@ def test_chapter5_experiments_have_the_expected_shape():
 
 def test_zipf_tables():
     settings = [(0.5, 5)]
-    scores = svt.zipf_scores(300, 30_000)
+    scores = svt_ex.zipf_scores(300, 30_000)
     zipf = svt_ex.zipf_experiment(settings, ["EM"], n_runs=5, rng=0, scores=scores)
     zipf[(0.5, 5)].update({m: (0.5, 0.1, 0.5) for m in svt_ex.ZIPF_METHODS if m != "EM"})
     svt_ex.THESIS_ZIPF_SER.setdefault((0.5, 5), svt_ex.THESIS_ZIPF_SER[(0.5, 50)])

@@ -750,7 +750,6 @@ NOT_ATTACKED = {
     "dpclust_core.gmm.MixtureParams": "a plain record; every function that takes one checks it (the kind "
                                       "'mixture' attacks params=, true=, est=, p=, q= of those functions)",
     # no arguments at all
-    "dpclust_core.svt.variant_table": "takes no arguments",
     # the widget: its bad-argument tests are in tests/book/test_widgets.py
     "dpclust_book.widgets.explore": "attacked argument by argument in tests/book/test_widgets.py",
     "dpclust_book.widgets.Explorer": "built by explore(); attacked in tests/book/test_widgets.py",

@@ -17,8 +17,8 @@ from dpclust_core.preprocessing import scale_to_domain
 from dpclust_core.mechanisms import laplace_grid, laplace_mechanism
 from dpclust_core.kmeans import (DPLloyd, best_of_lloyd, budget_split, count_sum_ratio, dplloyd_mse, epsilon_m,
                                  n_rounds, optimal_count_share, project_l1_ball, separated_centroids,
-                                 simulate_one_round_mse,
                                  sphere_packing_centroids, swapped_split_epsilon)
+from dpclust_book.experiments.dplloyd import simulate_one_round_mse
 from dpclust_core.metrics import nicv
 
 # the module (the package re-exports a function of the same name, `lloyd`, which shadows the attribute)

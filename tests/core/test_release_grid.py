@@ -46,7 +46,7 @@ PRIVATE_FUNCTIONS = {
     "svt.run": "queries", "private_bounds": "X", "private_count": "X",
     **{f"svt.{v}": "queries" for v in ("lyu_su_li", "dwork_roth_2014", "roth_2011", "lee_clifton_2014",
                                        "stoddard_2014", "chen_2015", "gptt", "standard")},
-    **{f"svt.select_top_c[{m}]": "scores" for m in ("svt", "dpbook", "retraversal", "em")},
+    **{f"svt_ex.select_top_c[{m}]": "scores" for m in ("svt", "dpbook", "retraversal", "em")},
 }
 #: Functions that take a budget and randomness but release nothing private, and why.
 NOT_RELEASES = {

@@ -280,15 +280,15 @@ def test_ledger_total_equals_budget(variant, kw, eps, c):
 
 
 def test_ledger_selection_and_nonprivate_refused():
-    s = svt.zipf_scores(500, 50_000)
+    s = svt_ex.zipf_scores(500, 50_000)
     for method in ("svt", "dpbook", "retraversal", "em"):
         led = PrivacyLedger()
-        svt.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=led, increment=1.0, threshold=700.0)
+        svt_ex.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=led, increment=1.0, threshold=700.0)
         assert led.epsilon == pytest.approx(0.5, rel=1e-12)
     # the default threshold is computed from the data without privacy: no ledger may be charged with it
     for method in ("svt", "dpbook", "retraversal"):
         with pytest.raises(ValueError, match="threshold"):
-            svt.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=PrivacyLedger())
+            svt_ex.select_top_c(method, s, 10, 0.5, n_runs=1, rng=0, ledger=PrivacyLedger())
     for v in ("roth_2011", "lee_clifton_2014", "stoddard_2014", "chen_2015", "gptt"):
         with pytest.raises(ValueError, match="not differentially private"):
             svt.run(v, [0.0, 1.0], 0.0, 1.0, 1, ledger=PrivacyLedger())
@@ -369,7 +369,7 @@ def test_registry():
         assert "Claimed" in doc and "Actual" in doc or "Claimed and actual" in doc
         if not v.private:
             assert "only to be studied" in doc and "NOT PRIVATE" in doc.splitlines()[0]
-    assert len(svt.variant_table()) == 8
+    assert len(svt_ex.variant_table()) == 8
 
 
 # ------------------------------------------------------------------ bad input
@@ -398,17 +398,17 @@ def test_registry():
     (lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0, 2.0]), "output"),
     (lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0]), "output"),
     (lambda: svt.output_probability("lyu_su_li", [1.0, 2.0], 0.0, 1.0, 1, [0.0, 1.0], upper=[0.0, 0.0]), "upper"),
-    (lambda: svt.select_top_c("magic", np.arange(10.0), 2, 1.0), "method"),
-    (lambda: svt.select_top_c("em", np.arange(10.0), 10, 1.0), "c"),
-    (lambda: svt.select_top_c("retraversal", np.arange(10.0), 2, 1.0, increment=-1), "increment"),
-    (lambda: svt.select_top_c("svt", np.arange(10.0), 2, 1.0, threshold="high"), "threshold"),
-    (lambda: svt.selection_metrics(np.arange(10.0), np.array([[0, 10]]), 2), "selected"),
-    (lambda: svt.selection_metrics(np.arange(10.0), np.array([[0.5, 1.0]]), 2), "selected"),
+    (lambda: svt_ex.select_top_c("magic", np.arange(10.0), 2, 1.0), "method"),
+    (lambda: svt_ex.select_top_c("em", np.arange(10.0), 10, 1.0), "c"),
+    (lambda: svt_ex.select_top_c("retraversal", np.arange(10.0), 2, 1.0, increment=-1), "increment"),
+    (lambda: svt_ex.select_top_c("svt", np.arange(10.0), 2, 1.0, threshold="high"), "threshold"),
+    (lambda: svt_ex.selection_metrics(np.arange(10.0), np.array([[0, 10]]), 2), "selected"),
+    (lambda: svt_ex.selection_metrics(np.arange(10.0), np.array([[0.5, 1.0]]), 2), "selected"),
     (lambda: svt.audit_variant("lyu_su_li", [0.0, 0.0], [0.0, 3.0], 0.0, 1.0), "queries_neighbour"),
     (lambda: svt.optimal_split(1.0, 0), "c"),
     (lambda: svt.comparison_noise_std(1.0, 1.0, 1), "fraction"),
-    (lambda: svt.alpha_svt(1000, 1.5, 1.0), "beta"),
-    (lambda: svt.alpha_em(1, 0.05, 1.0), "k"),
+    (lambda: svt_ex.alpha_svt(1000, 1.5, 1.0), "beta"),
+    (lambda: svt_ex.alpha_em(1, 0.05, 1.0), "k"),
 ])
 def test_bad_input_raises(call, names):
     with pytest.raises(ValueError, match=rf"\b{names}\b"):
@@ -437,20 +437,20 @@ def test_run_speed():
 
 # ------------------------------------------------------------------ top-c selection
 def test_zipf_scores_and_metrics():
-    s = svt.zipf_scores()
+    s = svt_ex.zipf_scores()
     assert s.size == 10_000
     assert [s[0], s[49], s[50], s[99], s[299], s[-1]] == [102170, 2043, 2003, 1022, 341, 10]
     assert s.sum() == pytest.approx(1e6, rel=1e-4)
-    assert svt.default_threshold(s, 50) == pytest.approx((2043 + 2003) / 2)
+    assert svt_ex.default_threshold(s, 50) == pytest.approx((2043 + 2003) / 2)
     sc = np.array([10.0, 8, 6, 4, 2])
-    ser, miss = svt.selection_metrics(sc, np.array([[0, 1], [0, 4], [2, -1]]), 2)
+    ser, miss = svt_ex.selection_metrics(sc, np.array([[0, 1], [0, 4], [2, -1]]), 2)
     np.testing.assert_allclose(ser, [0.0, 1 - 12 / 18, 1 - 6 / 18])
     np.testing.assert_allclose(miss, [0.0, 0.5, 1.0])
 
 
 def test_em_first_round_matches_exponential_mechanism():
     s = np.array([10.0, 9, 7, 4, 0])
-    sel = svt.select_top_c("em", s, 2, 1.0, n_runs=200_000, rng=5)
+    sel = svt_ex.select_top_c("em", s, 2, 1.0, n_runs=200_000, rng=5)
     p = exponential_mechanism_probabilities(s, 1.0, 1.0 / 2, monotonic=True)  # round 1 at eps/c
     freq = np.bincount(sel[:, 0], minlength=5) / sel.shape[0]
     se = np.sqrt(p * (1 - p) / sel.shape[0])
@@ -459,20 +459,20 @@ def test_em_first_round_matches_exponential_mechanism():
 
 
 def test_retraversal_fills_c_and_svt_may_not():
-    s = svt.zipf_scores(2000, 100_000)
-    sel = svt.select_top_c("retraversal", s, 20, 0.2, n_runs=30, rng=1, increment=2.0)
+    s = svt_ex.zipf_scores(2000, 100_000)
+    sel = svt_ex.select_top_c("retraversal", s, 20, 0.2, n_runs=30, rng=1, increment=2.0)
     assert np.all(sel >= 0)
     assert all(len(set(r)) == 20 for r in sel.tolist())
-    sel2 = svt.select_top_c("svt", s, 20, 0.2, n_runs=30, rng=1, threshold=1e9)
+    sel2 = svt_ex.select_top_c("svt", s, 20, 0.2, n_runs=30, rng=1, threshold=1e9)
     assert np.all(sel2 == -1)
 
 
 def test_zipf_ser_reproduces_thesis_cell():
     # thesis Table 5.6, Zipf, eps = 0.5, c = 100: SVT-S 1:1 = .808 (std .093), EM = .033 (std .005)
-    s = svt.zipf_scores()
+    s = svt_ex.zipf_scores()
     rng = np.random.default_rng(11)
-    ser_s, _ = svt.selection_metrics(s, svt.select_top_c("svt", s, 100, 0.5, n_runs=200, rng=rng, ratio=1), 100)
-    ser_e, _ = svt.selection_metrics(s, svt.select_top_c("em", s, 100, 0.5, n_runs=200, rng=rng), 100)
+    ser_s, _ = svt_ex.selection_metrics(s, svt_ex.select_top_c("svt", s, 100, 0.5, n_runs=200, rng=rng, ratio=1), 100)
+    ser_e, _ = svt_ex.selection_metrics(s, svt_ex.select_top_c("em", s, 100, 0.5, n_runs=200, rng=rng), 100)
     assert abs(ser_s.mean() - 0.808) < 0.05
     assert abs(ser_e.mean() - 0.033) < 0.01
 
@@ -511,9 +511,9 @@ def test_gptt_kappa_bounded_away_from_one():
 def test_retraversal_run_hitting_max_passes_reports_partial_and_batch_goes_on():
     """Issue 10: a run that hits ``max_passes`` used to raise RuntimeError for the whole batch. Now it returns
     its partial selection (padded with -1), the other runs are complete, and a warning counts the short runs."""
-    s = svt.zipf_scores(2000, 100_000)
+    s = svt_ex.zipf_scores(2000, 100_000)
     with pytest.warns(RuntimeWarning, match=r"of 200 runs did not select c=20 items within max_passes=3"):
-        sel, passes = svt.select_top_c("retraversal", s, 20, 0.2, n_runs=200, rng=1, increment=2.0, max_passes=3,
+        sel, passes = svt_ex.select_top_c("retraversal", s, 20, 0.2, n_runs=200, rng=1, increment=2.0, max_passes=3,
                                        return_passes=True)
     assert sel.shape == (200, 20) and passes.shape == (200,)
     full = np.all(sel >= 0, axis=1)
@@ -523,7 +523,7 @@ def test_retraversal_run_hitting_max_passes_reports_partial_and_batch_goes_on():
         k = int(np.sum(row >= 0))
         assert np.all(row[:k] >= 0) and np.all(row[k:] == -1) and len(set(row[:k].tolist())) == k
     # the same batch with enough passes completes every run, and its pass counts agree where both finished
-    sel2, passes2 = svt.select_top_c("retraversal", s, 20, 0.2, n_runs=200, rng=1, increment=2.0,
+    sel2, passes2 = svt_ex.select_top_c("retraversal", s, 20, 0.2, n_runs=200, rng=1, increment=2.0,
                                      return_passes=True)
     assert np.all(sel2 >= 0) and passes2.max() > 3
     assert np.array_equal(passes2[full], passes[full]) and np.array_equal(sel2[full], sel[full])
@@ -532,19 +532,19 @@ def test_retraversal_run_hitting_max_passes_reports_partial_and_batch_goes_on():
 def test_retraversal_out_of_reach_threshold_stops_quickly():
     # threshold 1e9 noise scales above every score: no run can ever fill c; without the early stop this batch
     # would draw 10^6 passes x 50 runs x 500 items of noise
-    s = svt.zipf_scores(500, 50_000)
+    s = svt_ex.zipf_scores(500, 50_000)
     t0 = time.perf_counter()
     with pytest.warns(RuntimeWarning, match="50 of 50 runs"):
-        sel, passes = svt.select_top_c("retraversal", s, 5, 1.0, n_runs=50, rng=0, increment=1e9,
+        sel, passes = svt_ex.select_top_c("retraversal", s, 5, 1.0, n_runs=50, rng=0, increment=1e9,
                                        max_passes=1_000_000, return_passes=True)
     assert time.perf_counter() - t0 < 5.0
     assert np.all(sel == -1) and np.all(passes == 1_000_000)
 
 
 def test_select_top_c_passes_for_single_pass_methods():
-    s = svt.zipf_scores(300, 30_000)
+    s = svt_ex.zipf_scores(300, 30_000)
     for method in ("svt", "dpbook", "em"):
-        sel, passes = svt.select_top_c(method, s, 5, 1.0, n_runs=7, rng=0, return_passes=True)
+        sel, passes = svt_ex.select_top_c(method, s, 5, 1.0, n_runs=7, rng=0, return_passes=True)
         assert sel.shape == (7, 5) and np.all(passes == 1)
 
 
@@ -571,8 +571,8 @@ def test_released_numbers_lie_on_the_noise_grid(variant, kw, scale):
 
 
 def test_em_selection_is_the_top_k_mechanism():
-    s = svt.zipf_scores(300, 30_000)
-    a = svt.select_top_c("em", s, 7, 0.5, n_runs=50, rng=np.random.default_rng(9))
+    s = svt_ex.zipf_scores(300, 30_000)
+    a = svt_ex.select_top_c("em", s, 7, 0.5, n_runs=50, rng=np.random.default_rng(9))
     b = exponential_mechanism_top_k(s, 7, 1.0, 0.5 / 7, np.random.default_rng(9), True, size=50)
     assert np.array_equal(a, b)
 
@@ -596,7 +596,7 @@ def test_top_k_mechanism_second_round_law():
 @pytest.mark.parametrize("call", [
     lambda: svt.run("lyu_su_li", np.arange(10.0), 5.0, 1.0, n_runs=10**12),
     lambda: svt.lyu_su_li(np.arange(10.0), 5.0, 1.0, n_runs=3 * 10**8),
-    lambda: svt.select_top_c("svt", svt.zipf_scores(), 5, 1.0, n_runs=10**6),
+    lambda: svt_ex.select_top_c("svt", svt_ex.zipf_scores(), 5, 1.0, n_runs=10**6),
     lambda: svt.audit_variant("lyu_su_li", [0.0, 1.0], [1.0, 0.0], 0.0, 1.0, n_samples=10**12),
     lambda: svt.monte_carlo_probability("lyu_su_li", [0.0], 0.0, 1.0, 1, [0.0], n_runs=10**12),
     lambda: svt_ex.zipf_experiment([(0.5, 5)], n_runs=10**9),
@@ -610,9 +610,9 @@ def test_huge_run_counts_are_refused_before_allocating(call):
 
 def test_budget_is_refused_before_any_noise():
     for call in (lambda led, g: svt.run("standard", np.arange(5.0), 2.0, 1.0, 2, n_runs=3, rng=g, ledger=led),
-                 lambda led, g: svt.select_top_c("svt", np.arange(20.0), 3, 1.0, n_runs=3, rng=g, ledger=led,
+                 lambda led, g: svt_ex.select_top_c("svt", np.arange(20.0), 3, 1.0, n_runs=3, rng=g, ledger=led,
                                                  threshold=15.0),
-                 lambda led, g: svt.select_top_c("em", np.arange(20.0), 3, 1.0, n_runs=3, rng=g, ledger=led)):
+                 lambda led, g: svt_ex.select_top_c("em", np.arange(20.0), 3, 1.0, n_runs=3, rng=g, ledger=led)):
         led = PrivacyLedger(budget_epsilon=2.5)
         g = np.random.default_rng(0)
         state = g.bit_generator.state
@@ -632,14 +632,14 @@ def test_budget_is_refused_before_any_noise():
     (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, ledger=[]), "ledger"),
     (lambda: svt.run("lyu_su_li", [1.0], 0.0, "1"), "epsilon"),
     (lambda: svt.run("lyu_su_li", [1.0], 0.0, 1.0, True), "c"),
-    (lambda: svt.select_top_c("retraversal", np.arange(10.0), 2, 1.0, max_passes=0), "max_passes"),
-    (lambda: svt.select_top_c("em", np.arange(10.0), 2, 1.0, threshold=np.nan), "threshold"),
-    (lambda: svt.select_top_c("svt", np.arange(10.0), 2, 1.0, monotonic="yes"), "monotonic"),
-    (lambda: svt.selection_metrics(np.zeros(5), np.array([[0, 1]]), 2), "scores"),
-    (lambda: svt.selection_metrics(np.arange(5.0), np.zeros((0, 2), dtype=int), 2), "selected"),
+    (lambda: svt_ex.select_top_c("retraversal", np.arange(10.0), 2, 1.0, max_passes=0), "max_passes"),
+    (lambda: svt_ex.select_top_c("em", np.arange(10.0), 2, 1.0, threshold=np.nan), "threshold"),
+    (lambda: svt_ex.select_top_c("svt", np.arange(10.0), 2, 1.0, monotonic="yes"), "monotonic"),
+    (lambda: svt_ex.selection_metrics(np.zeros(5), np.array([[0, 1]]), 2), "scores"),
+    (lambda: svt_ex.selection_metrics(np.arange(5.0), np.zeros((0, 2), dtype=int), 2), "selected"),
     (lambda: svt.decode_event([np.nan], 2), "codes"),
     (lambda: svt.decode_event([25], 2), "codes"),
-    (lambda: svt.alpha_svt(np.array([1 + 1j]), 0.05, 1.0), "k"),
+    (lambda: svt_ex.alpha_svt(np.array([1 + 1j]), 0.05, 1.0), "k"),
     (lambda: svt.comparison_noise_std("x", 1.0), "fraction"),
     (lambda: svt.comparison_noise_std(0.5, 1.0, sensitivity=0.0), "sensitivity"),
     (lambda: svt.matches_output([[0.0, 1.0]], [0.0, 1.0], upper=[np.nan, 1.0]), "upper"),

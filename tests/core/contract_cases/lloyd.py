@@ -2,6 +2,7 @@
 dpclust_core.kmeans.error_models."""
 import numpy as np
 
+from dpclust_book.experiments.dplloyd import simulate_one_round_mse
 from dpclust_core.kmeans import error_models as em
 from dpclust_core.kmeans.lloyd import (DPLloyd, best_of_lloyd, project_l1_ball, random_centroids,
                                        separated_centroids, sphere_packing_centroids)
@@ -59,7 +60,7 @@ FUNCTIONS = [
                       threshold="positive_real")),
     FunctionCase("n_rounds", em.n_rounds, dict(epsilon=1.0, eps_m=0.1),
                  dict(epsilon="epsilon", eps_m="epsilon", max_rounds="positive_int", min_rounds="positive_int")),
-    FunctionCase("simulate_one_round_mse", em.simulate_one_round_mse,
+    FunctionCase("simulate_one_round_mse", simulate_one_round_mse,
                  dict(X=_X, centroids=_C, epsilon=1.0, n_trials=20, rng=0),
                  dict(X="data", centroids="values", epsilon="epsilon", t="positive_int", r="positive_real",
                       rho="nonneg_real", n_trials="size", rng="random_state")),

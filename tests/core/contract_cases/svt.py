@@ -1,5 +1,5 @@
 """Cases for the Sparse Vector Technique (dpclust_core.svt), the auditor (dpclust_core.audit) and the top-k
-exponential mechanism that svt.select_top_c draws through (mechanisms.exponential_mechanism_top_k)."""
+exponential mechanism that svt_ex.select_top_c draws through (mechanisms.exponential_mechanism_top_k)."""
 import numpy as np
 
 from dpclust_core import PrivacyLedger, audit, mechanisms, svt
@@ -10,7 +10,7 @@ from . import FunctionCase
 
 Q2 = np.array([0.0, 1.0])  # two queries: a bad threshold of length 2 with NaN is caught as NaN, not as a shape
 Q2N = np.array([1.0, 0.0])
-SCORES = svt.zipf_scores(200, 20_000)
+SCORES = svt_ex.zipf_scores(200, 20_000)
 
 _RUN_KINDS = dict(queries="values", threshold="values", epsilon="epsilon", c="positive_int",
                   sensitivity="positive_real", n_runs="size", rng="random_state")
@@ -73,27 +73,26 @@ FUNCTIONS = [
     FunctionCase("svt_ex.three_views", svt_ex.three_views,
                  dict(variant="stoddard_2014", epsilon=1.0, n_mc=500, n_audit=500, rng=0),
                  dict(epsilon="epsilon", n_mc="size", n_audit="size", rng="random_state", m="size")),
-    FunctionCase("svt.default_threshold", svt.default_threshold, dict(scores=SCORES, c=5),
+    FunctionCase("svt_ex.default_threshold", svt_ex.default_threshold, dict(scores=SCORES, c=5),
                  dict(scores="values", c="positive_int")),
     FunctionCase("svt_ex.gptt_proof_argument", svt_ex.gptt_proof_argument, dict(t=3, epsilon=1.0),
                  dict(t="size", epsilon="epsilon")),
-    FunctionCase("svt.alpha_svt", svt.alpha_svt, dict(k=1000, beta=0.05, epsilon=1.0),
+    FunctionCase("svt_ex.alpha_svt", svt_ex.alpha_svt, dict(k=1000, beta=0.05, epsilon=1.0),
                  dict(k="values", beta="probability", epsilon="epsilon")),
-    FunctionCase("svt.alpha_em", svt.alpha_em, dict(k=1000, beta=0.05, epsilon=1.0),
+    FunctionCase("svt_ex.alpha_em", svt_ex.alpha_em, dict(k=1000, beta=0.05, epsilon=1.0),
                  dict(k="values", beta="probability", epsilon="epsilon")),
-    FunctionCase("svt.zipf_scores", svt.zipf_scores, dict(n_items=100, total=1000.0),
+    FunctionCase("svt_ex.zipf_scores", svt_ex.zipf_scores, dict(n_items=100, total=1000.0),
                  dict(n_items="size", total="positive_real")),
-    *[FunctionCase(f"svt.select_top_c[{method}]", svt.select_top_c,
+    *[FunctionCase(f"svt_ex.select_top_c[{method}]", svt_ex.select_top_c,
                    dict(method=method, scores=SCORES, c=5, epsilon=1.0, n_runs=4, rng=0, threshold=60.0,
                         increment=1.0, max_passes=100, ledger=PrivacyLedger()),
                    dict(scores="values", c="positive_int", epsilon="epsilon", n_runs="size", rng="random_state",
                         threshold="values", increment="nonneg_real", sensitivity="positive_real",
                         max_passes="size", ratio="positive_real", ledger="ledger"))
       for method in ("svt", "dpbook", "retraversal", "em")],
-    FunctionCase("svt.selection_metrics", svt.selection_metrics,
+    FunctionCase("svt_ex.selection_metrics", svt_ex.selection_metrics,
                  dict(scores=SCORES, selected=np.array([[0, 1], [2, -1]]), c=2),
                  dict(scores="values", selected="data", c="positive_int")),
-    FunctionCase("svt.variant_table", svt.variant_table, {}, {}),
     FunctionCase("svt_ex.zipf_experiment", svt_ex.zipf_experiment,
                  dict(settings=[(0.5, 5)], methods=["S 1:1", "EM"], n_runs=3, rng=0, scores=SCORES),
                  dict(n_runs="size", rng="random_state", scores="values")),
