@@ -670,6 +670,7 @@ def gaussian_mechanism(value: ArrayLike, l2_sensitivity: float | ArrayLike, epsi
     return _out(noisy)
 
 
+@validate_params(rho=Real(low=0.0, low_open=True), value=_as_value, rng=_RNG, ledger=_LEDGER)
 def gaussian_mechanism_zcdp(value: ArrayLike, l2_sensitivity: float, rho: float, rng: RNGLike = None, *,
                             l0_sensitivity: int | None = None, ledger: PrivacyLedger | None = None,
                             name: str = "gaussian") -> float | np.ndarray:
@@ -679,13 +680,10 @@ def gaussian_mechanism_zcdp(value: ArrayLike, l2_sensitivity: float, rho: float,
     discrete Gaussian is ``Δ²/(2σ²)``-zCDP (Canonne, Kamath & Steinke 2020, Thm. 14). A ``ledger`` must hold an
     open :meth:`~dpclust_core.accounting.PrivacyLedger.zcdp` group, where the release is recorded with its ρ.
     """
-    rho = check_real(rho, "rho", low=0.0, low_open=True)
-    arr = _as_value(value)
-    rng = check_rng(rng, "rng")
-    sens = _check_grid_scale(check_sensitivity(l2_sensitivity, "l2_sensitivity"), "l2_sensitivity")
+    arr = value
+    sens = _GridScale(0.0)(l2_sensitivity, "l2_sensitivity")
     l0 = _check_l0(l0_sensitivity, arr.size)
     if ledger is not None:
-        check_ledger(ledger)
         ledger.require(0.0, 0.0, name, rho=rho)
     noisy = np.array(arr, dtype=float, copy=True)
     if sens > 0:

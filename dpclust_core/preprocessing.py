@@ -189,10 +189,8 @@ class _PrivateScaler(TransformerMixin, DPEstimator):
         self._check_fitted("ledger_")
         return getattr(self.box_, "reliable", True)
 
-    def _checked(self, X, name="X"):
-        self._check_fitted("ledger_")
-        self._check_feature_names(X)
-        return check_data(X, name, n_features=self.n_features_in_)
+    def _checked(self, X):
+        return self._check_X(X, "ledger_")
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Scale ``X`` with the released statistics (post-processing: no budget, any data)."""

@@ -23,7 +23,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpclust_core
-from dpclust_core.base import DPEstimator, Estimator
+from dpclust_core.base import CentroidMixin, DPEstimator, Estimator
 from dpclust_core.gmm import NaiveNoisyGaussianMixture, PrivateGaussianMixture
 from dpclust_core.kmeans.grid import EUGkM, MkM, UGkM
 from dpclust_core.kmeans.hybrid import HybridKMeans
@@ -32,6 +32,7 @@ from dpclust_core.kmeans.lsh_coreset import LSHCoresetKMeans
 from dpclust_core.kmeans.sample_aggregate import GkM, PGkM
 from dpclust_core.ktuple import PrivatekAverages, PrivateKMeansEasy, PrivatekNoisyCenters
 from dpclust_core.postprocess import MCMCPostprocessor
+from dpclust_core.preprocessing import PrivateMinMaxScaler, PrivateStandardScaler
 from dpclust_core.wavecluster import PrivateWaveCluster, WaveCluster
 
 #: Public bounds that hold the checks' data (standardised blobs, uniform draws times 3, ...); points outside
@@ -54,6 +55,8 @@ ESTIMATORS = [
     # a grid fine enough for the clustering check's three blobs (50 standardised points)
     WaveCluster(grid_size=16, p=30.0, bounds=(-2.0, 2.0)),
     PrivateWaveCluster(1.0, method="qt", grid_size=16, p=30.0, bounds=B),
+    PrivateMinMaxScaler(1.0, bounds=B),
+    PrivateStandardScaler(1.0, bounds=B),
 ]
 #: Estimators whose ``fit`` takes no 2-D data matrix (see the module docstring).
 NOT_A_DATA_MATRIX = [
@@ -131,7 +134,7 @@ def test_tags(estimator):
     assert tags.requires_fit and not tags.non_deterministic  # a fixed random_state gives the same fit
     if hasattr(estimator, "transform"):
         assert tags.transformer_tags is not None and tags.transformer_tags.preserves_dtype == ["float64"]
-    if hasattr(estimator, "cluster_centers_") or hasattr(type(estimator), "transform"):
+    if isinstance(estimator, CentroidMixin):
         assert tags.estimator_type == "clusterer"
 
 
