@@ -34,7 +34,8 @@ from ._validation import (MIN_DELTA, BadTypeError, check_bounds, check_epsilon, 
                           check_ledger, check_real)
 from .accounting import BudgetExceededError, PrivacyLedger
 from .kmeans.error_models import RHO, _epsilon_m, _n_rounds, dplloyd_mse
-from .kmeans.grid import eugkm_grid_size, eugkm_variance, eugkm_variance_m, mkm_grid_size, ugkm_grid_size
+from .kmeans.grid import (cells_per_dimension, eugkm_grid_size, eugkm_variance, eugkm_variance_m, mkm_grid_size,
+                          ugkm_grid_size)
 from .kmeans.hybrid import hybrid_decision
 from .report import release_card, synopsis_nicv  # noqa: F401 (moved to report; importable from here too)
 
