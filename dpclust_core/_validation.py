@@ -650,7 +650,7 @@ def validate_params(**specs):
     ``spec(value, name) -> cleaned value``). A call binds its arguments to the signature (a missing or unknown
     argument is Python's usual ``TypeError``), fills in the defaults, replaces each named argument by what its spec
     returns — so the body receives e.g. a float for ``epsilon`` and a ``Generator`` for ``rng`` — and raises the
-    spec's ``ValueError`` or :class:`BadTypeError` naming the argument otherwise. Arguments are checked in the
+    check's ``ValueError`` or :class:`BadTypeError` naming the argument otherwise. Arguments are checked in the
     order the decorator lists them. Checks that relate two arguments (a feature count, a size bound by another
     argument) stay in the body.
 

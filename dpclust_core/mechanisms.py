@@ -96,7 +96,7 @@ class _GridScale(Real):
         return _check_grid_scale(super().__call__(value, name), name)
 
 
-#: The specs of the arguments the mechanisms share.
+#: The checks (Specs) of the arguments the mechanisms share.
 _EPS, _DELTA, _SENS, _RNG, _LEDGER = Epsilon(), Delta(), Real(0.0), Rng(), Ledger()
 _SIZE = NoneOr(Int(1))
 
@@ -1045,7 +1045,7 @@ def _em_sensitivity(sensitivity, name):
     return sens
 
 
-#: The specs of the arguments every exponential mechanism takes.
+#: The checks (Specs) of the arguments every exponential mechanism takes.
 _EM_SPECS = dict(epsilon=_EPS, sensitivity=_em_sensitivity, scores=lambda v, name: _as_scores(v, name),
                  monotonic=Bool())
 

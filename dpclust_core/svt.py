@@ -119,7 +119,7 @@ def _check_threshold(threshold, m, name="threshold"):
     return t
 
 
-#: The specs of the arguments every variant's function shares.
+#: The checks (Specs) of the arguments every variant's function shares.
 _QUERIES, _SENSITIVITY, _C = Data(1), Real(0.0, low_open=True), Int(1)
 
 

@@ -142,7 +142,7 @@ def time_fit(X, *, n_clusters: int = 5, epsilon: float = 1.0, n_rounds: int = 5,
     Returns a dict: ``n``, ``rounds``, ``seconds`` (the whole fit, wall clock), ``seconds_per_round``,
     ``ns_per_point_round`` (wall nanoseconds per point and round), ``cpu_ns_per_point_round`` (CPU time of the
     processes that did the work — the workers of the active ``distributed.Client`` for a dask array, this
-    process for NumPy — per point and round: less sensitive than wall time to other jobs on the machine),
+    process for NumPy — per point and round: less sensitive than wall time to other work running at the same time),
     ``driver_peak_mb`` (the driver's peak RSS during the fit) and ``driver_rise_mb`` (that peak minus the RSS
     before the fit).
     """

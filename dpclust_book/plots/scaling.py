@@ -76,7 +76,7 @@ def block_sums(X, centroids, n_blocks: int, *, released=None, max_points: int = 
 def scaling(df):
     """Two panels from :func:`~dpclust_book.experiments.scaling.scaling_runs`: wall seconds per round against the
     number of points (log-log), and the CPU nanoseconds of the work per point and round (flat when the cost is
-    linear in n; CPU time is what the workers spent, whatever else ran on the machine)."""
+    linear in n; CPU time is what the workers spent, whatever else ran at the same time)."""
     fig, (ax, bx) = figure(ncols=2, height=3.9, layout="constrained")
     styles = {"dask cluster": dict(color=method_style("DPLloyd-Impr")["color"], marker="o", linestyle="-"),
               "in memory": dict(color=PALETTE["black"], marker="s", linestyle="--")}

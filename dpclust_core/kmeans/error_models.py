@@ -42,7 +42,7 @@ _MAX_D = 10**6  # a dimension larger than this is a typo (no model here is meani
 
 
 # --------------------------------------------------------------------------------------------- checks
-#: The specs of the arguments the models share: ρ of Eq. (4.6), the half-width r, the dimension d.
+#: The checks (Specs) of the arguments the models share: ρ of Eq. (4.6), the half-width r, the dimension d.
 _RHO, _R, _D = Real(0.0, 0.5), HalfWidth(), Int(1, _MAX_D)
 
 
