@@ -33,7 +33,7 @@ import numpy as np
 from ._validation import (MIN_DELTA, BadTypeError, check_bounds, check_epsilon, check_half_width, check_int,
                           check_ledger, check_real)
 from .accounting import BudgetExceededError, PrivacyLedger
-from .kmeans.error_models import RHO, _epsilon_m, _n_rounds, dplloyd_mse
+from .kmeans.error_models import RHO, epsilon_m_kernel, n_rounds_kernel, dplloyd_mse
 from .kmeans.grid import (cells_per_dimension, eugkm_grid_size, eugkm_variance, eugkm_variance_m, mkm_grid_size,
                           ugkm_grid_size)
 from .kmeans.hybrid import hybrid_decision
@@ -71,7 +71,7 @@ def _check_nd(n, d, k, epsilon):
 
 def _models(n, d, k, eps, r=1.0, theta=10.0, rho=RHO):
     """The modelled MSE of one centroid (scaled domain ``[-r, r]^d``) of every method, and the details."""
-    t_impr = _n_rounds(eps, _epsilon_m(n, d, k, rho, r))
+    t_impr = n_rounds_kernel(eps, epsilon_m_kernel(n, d, k, rho, r))
     dec = hybrid_decision(n, d, k, eps, r=r, theta=theta, rho=rho)
     def var_m(M):  # Eq. (4.15) at M cells; its limit 0 where N·ε overflows the grid size (a huge epsilon)
         return eugkm_variance_m(max(M, 1.0), n, eps, d, k, r=r) if math.isfinite(M) else 0.0

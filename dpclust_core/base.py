@@ -55,8 +55,9 @@ from sklearn.exceptions import NotFittedError
 from . import _kernels
 from ._validation import ArrayLike, budget_shares, check_bounds, check_data, check_rng, is_dask_array
 from .accounting import PrivacyLedger
-from .count import _noisy_count  # the one noisy count of the package
-from .mechanisms import _grid_steps, _snap_release, laplace_grid
+from .count import noisy_count  # the one noisy count of the package
+from ._grid import _grid_steps, _snap_release
+from .mechanisms import laplace_grid
 
 __all__ = ["Estimator", "DPEstimator", "CentroidMixin", "ScaledCentroidMixin", "NotFittedError", "PublishedNWarning",
            "N_PUBLIC_DOC", "N_SHARE_DOC"]
@@ -269,7 +270,7 @@ class DPEstimator(Estimator):
         """
         if getattr(p, "n_public", None) is not None:
             return float(p.n_public), 0.0
-        return _noisy_count(X.shape[0], epsilon_n, rng, ledger, name), epsilon_n
+        return noisy_count(X.shape[0], epsilon_n, rng, ledger, name), epsilon_n
 
 
 class CentroidMixin(ClusterMixin):

@@ -458,13 +458,13 @@ class UnreliableBoundsError(ValueError):
 
 
 # ============================================================================================ the rules
-def _n_lower(n_hat, eps_count):
+def count_lower_bound(n_hat, eps_count):
     """A one-sided ``COUNT_CONFIDENCE`` lower bound on a count from its release with Laplace noise of scale
     ``1/eps_count``: ``P(noise > t) = exp(-t eps) / 2``."""
     return n_hat - math.log(0.5 / (1.0 - COUNT_CONFIDENCE)) / eps_count
 
 
-def _tail_mode(eps_tail, q, n_low):
+def tail_is_searched(eps_tail, q, n_low):
     """Whether a tail of budget ``eps_tail`` is searched: ``eps_tail (q - 1/2) N >= TAIL_SIGNAL``, so that the
     search rarely lands inside the bulk of the data (a candidate at the 3/4-quantile loses about
     ``eps_tail (q - 3/4) N / 2`` nats against the target)."""
@@ -724,9 +724,9 @@ def _private_bounds(X, eps, q, share, w, lo, hi, mode, rng, inner):
                                    f"for its noise")
     nz_hat = [float(laplace_mechanism(float(cnt_scale[j].sum()), 1.0, eps_count[j], rng, ledger=inner,
                                       name=f"{names[j]}: non-zero count")) for j in range(d)]
-    nz_low = [_n_lower(v, e) for v, e in zip(nz_hat, eps_count)]
+    nz_low = [count_lower_bound(v, e) for v, e in zip(nz_hat, eps_count)]
     rest = [b - e for b, e in zip(col, eps_count)]
-    tails = [_tail_mode(0.5 * (1.0 - share) * r, q, m) for r, m in zip(rest, nz_low)]
+    tails = [tail_is_searched(0.5 * (1.0 - share) * r, q, m) for r, m in zip(rest, nz_low)]
     steps = [[share * f * r for f in LOCATE_SPLIT] + [0.5 * (1.0 - share) * r] * 2 if t
              else [f * r for f in LOCATE_SPLIT] for r, t in zip(rest, tails)]
     eps_locate = [share * r if t else r for r, t in zip(rest, tails)]

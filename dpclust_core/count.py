@@ -17,8 +17,9 @@ from .mechanisms import laplace_mechanism
 __all__ = ["private_count"]
 
 
-def _noisy_count(n, epsilon, rng, ledger, name):
-    """The trusting kernel: ``max(n + Lap(1/epsilon), 1)`` on the Laplace mechanism's grid."""
+def noisy_count(n, epsilon, rng, ledger, name):
+    """``max(n + Lap(1/epsilon), 1)`` on the Laplace mechanism's grid: the kernel of :func:`private_count`, shared
+    with the estimators and the scalers, which validate their arguments first (it trusts them)."""
     noisy = laplace_mechanism(float(n), 1.0, epsilon, rng, ledger=ledger, name=name)
     return max(float(noisy), 1.0)
 
@@ -65,4 +66,4 @@ def private_count(X: ArrayLike, epsilon: float, *, random_state: RNGLike = None,
     X = check_data(X, "X", allow_dask=True, allow_empty=True)
     if is_dask_array(X):
         X = read_dask_rows(X)
-    return _noisy_count(X.shape[0], epsilon, random_state, ledger, str(name))
+    return noisy_count(X.shape[0], epsilon, random_state, ledger, str(name))

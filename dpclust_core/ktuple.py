@@ -58,8 +58,9 @@ from ._validation import (MAX_ALLOCATION, ArrayLike, ArrayOrNone, BadTypeError, 
 from ._validation import Rng, check_n_public, validate_params
 from .accounting import PrivacyLedger, advanced_composition_inverse
 from .base import CentroidMixin, DPEstimator
-from .mechanisms import (GRID_BITS, _grid_step, _snap, discrete_gaussian_sigma, exponential_mechanism_intervals,
-                         gaussian_mechanism, gaussian_sigma, laplace_grid, laplace_mechanism)
+from ._grid import _grid_step, _snap
+from .mechanisms import (GRID_BITS, discrete_gaussian_sigma, exponential_mechanism_intervals, gaussian_mechanism,
+                         gaussian_sigma, laplace_grid, laplace_mechanism)
 
 __all__ = [
     # primitives

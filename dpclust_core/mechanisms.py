@@ -735,9 +735,7 @@ def gaussian_noise(sigma: float | ArrayLike, size: ShapeLike = None, rng: RNGLik
 
 
 # ============================================================================================ release grids
-#: Bits of resolution below a release's public scale: a value whose public scale is ``s`` is released on the grid
-#: ``2^(floor(log2 s) - RELEASE_BITS) Z`` (see :func:`grid_step`).
-RELEASE_BITS = 40
+from ._grid import RELEASE_BITS, _grid_step, _interval_grid, _snap, _snap_release
 
 
 @validate_params(scale=_GridScale(0.0, low_open=True), bits=Int(1, 1000))
@@ -753,11 +751,6 @@ def grid_step(scale: float, bits: int = RELEASE_BITS) -> float:
     (9.094947017729282e-13, 0.125)
     """
     return _grid_step(scale, bits)
-
-
-def _grid_step(scale, bits=RELEASE_BITS):
-    e = math.frexp(scale)[1] - 1  # floor(log2 scale), exact
-    return math.ldexp(1.0, max(e - bits, -1022))
 
 
 @validate_params(value=_as_value, step=lambda v, name: _check_steps(v, name))
@@ -783,19 +776,6 @@ def _check_steps(step, name="step"):
     return st
 
 
-def _snap(arr, step):
-    """Trusting :func:`snap_to_grid` (``step`` a power of two or an array of them, broadcast over columns)."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = np.rint(arr / step) * step
-    return np.where(np.isfinite(arr), out, arr)
-
-
-def _grid_steps(scale, bits=RELEASE_BITS):
-    """:func:`grid_step` of every entry of a positive array of public scales (vectorised, exact)."""
-    e = np.frexp(np.asarray(scale, dtype=float))[1] - 1
-    return np.ldexp(1.0, np.maximum(e - bits, -1022))
-
-
 def snap_release(value: object, step: float | ArrayLike) -> object:
     """A released float, array, or dict / list / tuple of them, rounded onto the power-of-two grid ``step``
     (one step, or an array broadcast against every array); anything else is returned unchanged.
@@ -809,18 +789,6 @@ def snap_release(value: object, step: float | ArrayLike) -> object:
     {'a': [0.5, 1.0], 'b': (0.5, 'text')}
     """
     return _snap_release(value, _check_steps(step))
-
-
-def _snap_release(value, step):
-    if isinstance(value, dict):
-        return {k: _snap_release(v, step) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_snap_release(v, step) for v in value)
-    if isinstance(value, (float, np.floating)):
-        return float(_snap(np.float64(value), step))
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return _snap(value, step)
-    return value
 
 
 @validate_params(low=Real(), high=Real())
@@ -844,25 +812,6 @@ def interval_grid(low: float, high: float, bits: int = RELEASE_BITS) -> tuple[fl
         raise ValueError("low and high: the width high - low overflows a float")
     bits = check_int(bits, "bits", 1, 1000)
     return _interval_grid(low, high, bits)
-
-
-def _interval_grid(low, high, bits=RELEASE_BITS):
-    step = _grid_step(high - low, bits)
-    far = math.frexp(max(abs(low), abs(high)))[1] - 51  # |j| = |x| / step < 2^51 whenever step >= 2^far
-    step = max(step, math.ldexp(1.0, far))
-    j_low, j_high = math.ceil(low / step), math.floor(high / step)
-    if j_low > j_high:
-        raise ValueError(f"[low, high] = [{low!r}, {high!r}] is too narrow for its distance from 0: it holds no point "
-                         f"of a power-of-two grid with fewer than 2^52 steps (shift the data towards 0)")
-    return step, j_low, j_high
-
-
-def _grid_index(values, step, j_low, j_high):
-    """The grid indices of ``values`` (rounded to the nearest grid point, clipped to ``[j_low, j_high]``): a
-    per-record deterministic map, so neighbouring datasets stay neighbours."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        j = np.rint(np.asarray(values, dtype=float) / step)
-    return np.clip(j, j_low, j_high).astype(np.int64)
 
 
 # ============================================================================================ exponential

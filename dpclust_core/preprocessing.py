@@ -20,9 +20,10 @@ from ._validation import (ArrayLike, BadTypeError, Bool, BoundsSpec, Epsilon, Le
                           check_real)
 from .accounting import PrivacyLedger
 from .base import DPEstimator
-from .bounds import COUNT_SHARE, _n_lower, _tail_mode, private_bounds
-from .count import _noisy_count
-from .mechanisms import _grid_index, _interval_grid, exponential_mechanism_intervals, laplace_mechanism
+from .bounds import COUNT_SHARE, count_lower_bound, tail_is_searched, private_bounds
+from .count import noisy_count
+from ._grid import _grid_index, _interval_grid
+from .mechanisms import exponential_mechanism_intervals, laplace_mechanism
 
 __all__ = ["scale_to_domain", "unscale_from_domain", "clip_to_domain", "PrivateMinMaxScaler",
            "PrivateStandardScaler", "make_private_pipeline"]
@@ -331,9 +332,9 @@ class PrivateMinMaxScaler(_PrivateScaler):
         self.refined_ = p.public_bounds is None
         if p.public_bounds is not None:
             eps_n = COUNT_SHARE * p.epsilon
-            n_low = _n_lower(_noisy_count(X.shape[0], eps_n, rng, ledger, "N (noisy count)"), eps_n)
+            n_low = count_lower_bound(noisy_count(X.shape[0], eps_n, rng, ledger, "N (noisy count)"), eps_n)
             eps_q = p.epsilon - eps_n
-            self.refined_ = _tail_mode(eps_q / (2 * X.shape[1]), p.quantile, n_low)
+            self.refined_ = tail_is_searched(eps_q / (2 * X.shape[1]), p.quantile, n_low)
             if self.refined_:
                 low, high = _private_quantile_box(X, low, high, p.quantile, eps_q, rng, ledger)
             else:

@@ -55,8 +55,9 @@ from ._validation import (ArrayLike, BadTypeError, RNGLike, Bool, BoundsSpec, Da
 from ._validation import NPublic
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
-from .mechanisms import (_grid_index, _grid_steps, _interval_grid, _snap, exponential_mechanism_intervals,
-                         exponential_mechanism_probabilities, laplace_grid, laplace_mechanism)
+from ._grid import _grid_index, _grid_steps, _interval_grid, _snap
+from .mechanisms import (exponential_mechanism_intervals, exponential_mechanism_probabilities, laplace_grid,
+                         laplace_mechanism)
 
 __all__ = [
     "cell_index",

@@ -317,10 +317,11 @@ def epsilon_m(n: float, d: int, k: int, rho: float = RHO, r: float = 1.0, thresh
     >>> round(epsilon_m(48841, 6, 5), 4)    # Adult-num
     0.0962
     """
-    return _epsilon_m(n, d, k, rho, r, threshold)
+    return epsilon_m_kernel(n, d, k, rho, r, threshold)
 
 
-def _epsilon_m(n, d, k, rho=RHO, r=1.0, threshold=0.004):
+def epsilon_m_kernel(n, d, k, rho=RHO, r=1.0, threshold=0.004):
+    """:func:`epsilon_m` on arguments the caller has validated (shared with DPLloyd and the advisor)."""
     c = float(np.cbrt(4.0 * d * rho * rho))
     log_em = 0.5 * (math.log(2.0) + (2 - d) * math.log(r) + 3 * math.log(k) + 3 * math.log(d + c)
                     - math.log(threshold) - 2 * math.log(n))
@@ -355,10 +356,11 @@ def n_rounds(epsilon: float, eps_m: float, max_rounds: int = MAX_ROUNDS, min_rou
     """
     if min_rounds > max_rounds:  # eps_m is a model quantity, not a budget: any size > 0
         raise ValueError(f"min_rounds={min_rounds} must not exceed max_rounds={max_rounds}")
-    return _n_rounds(epsilon, eps_m, max_rounds, min_rounds)
+    return n_rounds_kernel(epsilon, eps_m, max_rounds, min_rounds)
 
 
-def _n_rounds(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
+def n_rounds_kernel(eps, em, max_rounds=MAX_ROUNDS, min_rounds=MIN_ROUNDS):
+    """:func:`n_rounds` on arguments the caller has validated (shared with DPLloyd and the advisor)."""
     if eps <= 2.0 * em:
         return min_rounds
     ratio = eps / em

@@ -38,8 +38,9 @@ from .._validation import (ArrayLike, BadTypeError, Bool, BoundsSpec, Epsilon, I
 from .._validation import Data, NPublic, Rng, validate_params
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
-from ..mechanisms import _grid_step, laplace_mechanism
-from .error_models import RHO, _epsilon_m, _n_rounds, budget_split
+from .._grid import _grid_step
+from ..mechanisms import laplace_mechanism
+from .error_models import RHO, epsilon_m_kernel, n_rounds_kernel, budget_split
 
 __all__ = [
     "DPLloyd",
@@ -710,8 +711,8 @@ class DPLloyd(ScaledCentroidMixin, DPEstimator):
                 eps_rounds = p.epsilon - eps_n
                 self.epsilon_n_ = eps_n
             self.n_estimate_ = float(n_estimate)
-            self.epsilon_m_ = _epsilon_m(self.n_estimate_, d, k, p.rho, r)
-            T = _n_rounds(eps_rounds, self.epsilon_m_)
+            self.epsilon_m_ = epsilon_m_kernel(self.n_estimate_, d, k, p.rho, r)
+            T = n_rounds_kernel(eps_rounds, self.epsilon_m_)
         else:
             T = 5 if p.n_rounds == "auto" else int(p.n_rounds)
 

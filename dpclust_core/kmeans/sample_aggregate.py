@@ -54,8 +54,8 @@ from .._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, BoundsSpec, 
 from .._validation import Data, NPublic, validate_params
 from ..accounting import PrivacyLedger
 from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
-from ..mechanisms import (_grid_index, _grid_step, _interval_grid, exponential_mechanism,
-                          exponential_mechanism_intervals, laplace_mechanism)
+from .._grid import _grid_index, _grid_step, _interval_grid
+from ..mechanisms import exponential_mechanism, exponential_mechanism_intervals, laplace_mechanism
 from .synopsis import MAX_K, check_k_size, check_n
 
 __all__ = ["GkM", "PGkM", "dp_quantile", "gkm_noise_scale", "pgkm_rounds"]
