@@ -312,3 +312,23 @@ def test_dplloyd_mse_refuses_an_epsilon_whose_model_overflows():
     with pytest.raises(EpsilonTooSmallError, match="epsilon"):
         dplloyd_mse(1000, 2, 3, epsilon=1e-300)
     assert np.isfinite(dplloyd_mse(1000, 2, 3, epsilon=1e-100))
+
+
+def test_f_measure_matches_its_definition_by_brute_force():
+    """Eq. (wc-fmeasure) computed pair by pair over the clusters equals the vectorised metric, with -1 (no
+    cluster) on both sides; a perfect relabelling scores 1, nothing found scores 0."""
+    from dpclust_core.metrics import f_measure
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        t, p = rng.integers(-1, 4, size=300), rng.integers(-1, 6, size=300)
+        T = [set(np.flatnonzero(t == a)) for a in np.unique(t[t >= 0])]
+        P = [set(np.flatnonzero(p == b)) for b in np.unique(p[p >= 0])]
+        n = sum(len(A) for A in T)
+        ref = sum(len(A) / n * max(2 * len(A & B) / (len(A) + len(B)) for B in P) for A in T)
+        assert f_measure(t, p) == pytest.approx(ref, rel=1e-12)
+    assert f_measure([0, 0, 1, 1, -1], [4, 4, 9, 9, 4]) == pytest.approx(1 - 0.5 * (1 - 4 / 5))
+    assert f_measure([0, 1, 2], [7, 8, 9]) == 1.0 and f_measure([0, 1], [-1, -1]) == 0.0
+    with pytest.raises(ValueError, match="true_labels"):
+        f_measure([-1, -1], [0, 1])
+    with pytest.raises(ValueError, match="same length"):
+        f_measure([0, 1], [0, 1, 1])

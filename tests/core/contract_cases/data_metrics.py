@@ -27,6 +27,8 @@ FUNCTIONS = [
     FunctionCase("two_ce", metrics.two_ce, dict(pred_t=_PRED, pred_p=_PRED), dict(pred_t="classes", pred_p="classes")),
     FunctionCase("rand_index", metrics.rand_index, dict(pred_t=_PRED, pred_p=_PRED),
                  dict(pred_t="classes", pred_p="classes")),
+    FunctionCase("f_measure", metrics.f_measure, dict(true_labels=_PRED, labels=_PRED),
+                 dict(true_labels="classes", labels="classes")),
     FunctionCase("k_relative_error", metrics.k_relative_error, dict(k_prime=141.0, k=144),
                  dict(k_prime="values", k="positive_real")),
     FunctionCase("fixed_split", metrics.fixed_split, dict(n_samples=100, test_fraction=0.1, random_state=0),
