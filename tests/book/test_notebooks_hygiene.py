@@ -234,3 +234,18 @@ def test_render_checker_finds_unparsed_math(tmp_path):
     page = tmp_path / "page.html"
     page.write_text("<html><body>" + bad + "</body></html>", encoding="utf-8")
     assert any("unparsed math" in p for p in cr.check_page_html(page, tmp_path))
+
+
+def test_chapter_files_are_named_after_their_numbers():
+    """The numbered chapters of _toc.yml, in order, are book/01_*.ipynb, book/02_*.ipynb, ...: the file a reader
+    sees in JupyterLab's or Binder's file browser carries the number the book prints."""
+    text = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    numbered = text.split("numbered: true", 1)[1].split("- caption:", 1)[0]
+    chapters = [line.split("file:", 1)[1].strip() for line in numbered.splitlines() if "file:" in line]
+    assert len(chapters) == 10
+    for i, path in enumerate(chapters, start=1):
+        name = path.rsplit("/", 1)[-1]
+        assert name.startswith(f"{i:02d}_"), f"chapter {i} is {path}: name it book/{i:02d}_<title>.ipynb"
+        assert (ROOT / f"{path}.ipynb").is_file(), path
+    unnumbered = sorted(p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+    assert unnumbered == sorted(c.rsplit("/", 1)[-1] for c in chapters), "a numbered file outside the chapters"
