@@ -28,6 +28,7 @@ Entry points
 :func:`output_probability`, :func:`privacy_loss`
     Exact probability of an output vector by 1-D integration over the threshold noise in log space
     (master formula, Eq. 5.5), and the log ratio of that on two neighbouring answer vectors.
+
 The chapter's counterexamples, their three views, the GPTT proof evaluated, the top-c selection experiment
 (SVT vs the exponential mechanism) and the thesis's Zipf tables are the book's (``dpclust_book.experiments.svt``).
 

@@ -397,9 +397,12 @@ def highd_fix(X, k, epsilon, *, seeds=(0, 1, 2)) -> pd.DataFrame:
     return pd.DataFrame({"NICV": list(rows.values())}, index=pd.Index(list(rows), name="method"))
 
 
-def choose_k_runs(datasets, epsilons, *, n_runs=5, n_init=3, lloyd_runs=10) -> pd.DataFrame:
+def choose_k_runs(datasets, epsilons, *, n_runs=5, n_init=3, lloyd_runs=10, n_boot=0) -> pd.DataFrame:
     """The private choice of k (:func:`~dpclust_core.kmeans.choose_k`) ``n_runs`` times per dataset and epsilon,
     and the non-private choice (RT-validity of the best of ``lloyd_runs`` Lloyd runs on the data).
+
+    The table is about the picks across runs, so by default no run computes its own stability (``n_boot=0``: the
+    bootstrap is post-processing that changes neither the pick nor the later random draws).
 
     ``datasets`` maps a name to ``(X, k_range)``. Returns ``dataset``, ``epsilon`` (``inf`` for the
     non-private choice), ``run`` and ``k`` (for the non-private rows, ``run`` is the rank 0, 1, 2 of the three
@@ -411,7 +414,7 @@ def choose_k_runs(datasets, epsilons, *, n_runs=5, n_init=3, lloyd_runs=10) -> p
             for s in range(n_runs):
                 with warnings.catch_warnings():  # the table reports the pick; its stability is not the point here
                     warnings.filterwarnings("ignore", message="choose_k:")
-                    res = choose_k(X, eps, k_range, bounds=_DOMAIN, n_init=n_init, random_state=s)
+                    res = choose_k(X, eps, k_range, bounds=_DOMAIN, n_init=n_init, n_boot=n_boot, random_state=s)
                 rows.append({"dataset": name, "epsilon": eps, "run": s, "k": res.k_})
         val = {k: rt_validity(X, best_of_lloyd(X, k, lloyd_runs, rng=0)[0]) for k in k_range}
         for rank, k in enumerate(sorted(val, key=val.get)[:3]):
