@@ -1,6 +1,7 @@
 """Cases for dpclust_core.postprocess (MCMC postprocessing of DP k-means transcripts)."""
 import numpy as np
 
+from dpclust_book.experiments import mcmc as mx
 from dpclust_core import postprocess as pp
 
 from . import EstimatorCase, FunctionCase, blobs
@@ -27,17 +28,17 @@ FUNCTIONS = [
     FunctionCase("consistent_l1", pp.consistent_l1, dict(s_tilde=_S, n_tilde=_N),
                  dict(s_tilde="values", n_tilde="values", sum_weights="positive_real_vec",
                       count_weights="positive_real_vec")),
-    FunctionCase("l1_consistency_objective", pp.l1_consistency_objective,
+    FunctionCase("l1_consistency_objective", mx.l1_consistency_objective,
                  dict(s_hat=_S, n_hat=_N, s_tilde=_S, n_tilde=_N),
                  dict(s_hat="values", n_hat="values", s_tilde="values", n_tilde="values",
                       sum_weights="positive_real_vec", count_weights="positive_real_vec")),
-    FunctionCase("l1_consistency_lower_bound", pp.l1_consistency_lower_bound, dict(s_tilde=_S, n_tilde=_N),
+    FunctionCase("l1_consistency_lower_bound", mx.l1_consistency_lower_bound, dict(s_tilde=_S, n_tilde=_N),
                  dict(s_tilde="values", n_tilde="values", sum_weights="positive_real_vec",
                       count_weights="positive_real_vec")),
-    FunctionCase("partition_statistics", pp.partition_statistics, dict(X=_X, transcript=_TR), dict(X="data")),
-    FunctionCase("transcript_loss", pp.transcript_loss, dict(X=_X, transcript=_TR),
+    FunctionCase("partition_statistics", mx.partition_statistics, dict(X=_X, transcript=_TR), dict(X="data")),
+    FunctionCase("transcript_loss", mx.transcript_loss, dict(X=_X, transcript=_TR),
                  dict(X="data", temperature="positive_real")),
-    FunctionCase("transcript_log_likelihood", pp.transcript_log_likelihood, dict(X=_X, transcript=_TR),
+    FunctionCase("transcript_log_likelihood", mx.transcript_log_likelihood, dict(X=_X, transcript=_TR),
                  dict(X="data")),
     FunctionCase("postprocess.project_l1_ball", pp.project_l1_ball, dict(V=np.array([0.5, 2.0])),
                  dict(V="values", radius="positive_real")),
