@@ -49,7 +49,6 @@ __all__ = [
     "consistent_l1",
     "project_l1_ball",
     "kmeans_best",
-    "pooled_proposal_kmeans",
     "MCMCPostprocessor",
 ]
 
@@ -573,49 +572,6 @@ def _resolve_n_points(n_points, mN):
                              f"pass a smaller n_points")
         return M
     return n_points
-
-
-@validate_params(transcript=_check_transcript, n_points=NoneOr(Int(1, _MAX_POINTS)),
-                 proposal_var=Real(0.0, _MAX_PROPOSAL_VAR, low_open=True), consistency=Bool(),
-                 project_centroids=Bool(), n_init=Int(0, 1000), random_state=Rng())
-def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
-                           consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
-                           random_state: RNGLike = None) -> np.ndarray:
-    """Cheap baseline: k-means on ``M`` iid draws from the pooled proposal — what the sampler would output if
-    it accepted every move. Returns centres in scaled units.
-
-    Parameters
-    ----------
-    transcript : Transcript
-    n_points : int, optional
-        M (1..10^8); default the consistent noisy count total.
-    proposal_var : float, default 1e-3
-        δ, the variance of every proposal component, in (0, 1e6].
-    consistency : bool, default True
-        Apply the consistency step to the proposal parameters.
-    project_centroids : bool, default False
-        Project the proposal centres onto the domain.
-    n_init : int, default 10
-        k-means++ restarts of the final k-means (plus one from ``c^(T)``).
-    random_state : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray (K, d)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C = np.array([[[-0.5], [0.5]]] * 3)
-    >>> tr = Transcript(C, np.array([[[-5.0], [5.0]]] * 2), np.full((2, 2), 10.0), 1.0, 1.0)
-    >>> np.round(pooled_proposal_kmeans(tr, random_state=0), 1).ravel().tolist()
-    [-0.5, 0.5]
-    """
-    c_hat, omega, mN = _proposal_parameters(transcript, consistency, project_centroids)
-    M = _resolve_n_points(n_points, mN)
-    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, random_state)
-    C, _ = _kmeans_best(X, transcript.n_clusters, n_init, [transcript.final_centroids], random_state)
-    return C
 
 
 # --------------------------------------------------------------------------------------------------

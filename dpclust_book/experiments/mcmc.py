@@ -23,18 +23,20 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from dpclust_core._validation import ArrayLike, Bool, Options, Real, check_data, validate_params
+from dpclust_core._validation import (ArrayLike, Bool, Int, NoneOr, Options, Real, Rng, RNGLike, check_data,
+                                     validate_params)
 from dpclust_core.kmeans import DPLloyd
 from dpclust_core.kmeans.lloyd import best_of_lloyd
 from dpclust_core.metrics import wcss
-from dpclust_core.postprocess import (MCMCPostprocessor, Transcript, _assign_rounds, _check_noisy, _check_transcript,
-                                      _check_weights, _observations, _round_statistics, consistent_l1,
-                                      pooled_proposal_kmeans)
+from dpclust_core.postprocess import (_MAX_POINTS, _MAX_PROPOSAL_VAR, MCMCPostprocessor, Transcript, _assign_rounds,
+                                      _check_noisy, _check_transcript, _check_weights, _kmeans_best, _observations,
+                                      _proposal_parameters, _resolve_n_points, _round_statistics, _sample_proposal,
+                                      consistent_l1)
 
 __all__ = ["METHODS", "transcript_summary", "consistency_table", "sampler_summary", "outside_share", "per_round_fit",
            "paired_runs", "mean_table", "wins_table", "ablation", "improved_runs", "non_private_wcss",
            "toy_transcript", "toy_histogram", "partition_statistics", "transcript_loss", "transcript_log_likelihood",
-           "l1_consistency_objective", "l1_consistency_lower_bound"]
+           "l1_consistency_objective", "l1_consistency_lower_bound", "pooled_proposal_kmeans"]
 
 BOUNDS = (-1.0, 1.0)
 #: the three methods of the paper's experiment, in the order of the tables
@@ -461,3 +463,47 @@ def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weigh
     neg = np.maximum(-n, 0).sum(axis=1)
     cost_n = (wn[None, :] * np.abs(P[:, None] - P[None, :])).sum(axis=1).min() + (wn * neg).sum()
     return float(cost_s + cost_n)
+
+
+# ----------------------------------------------------------------------- a baseline: every move accepted
+@validate_params(transcript=_check_transcript, n_points=NoneOr(Int(1, _MAX_POINTS)),
+                 proposal_var=Real(0.0, _MAX_PROPOSAL_VAR, low_open=True), consistency=Bool(),
+                 project_centroids=Bool(), n_init=Int(0, 1000), random_state=Rng())
+def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
+                           consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
+                           random_state: RNGLike = None) -> np.ndarray:
+    """Cheap baseline: k-means on ``M`` iid draws from the pooled proposal — what the sampler would output if
+    it accepted every move. Returns centres in scaled units.
+
+    Parameters
+    ----------
+    transcript : Transcript
+    n_points : int, optional
+        M (1..10^8); default the consistent noisy count total.
+    proposal_var : float, default 1e-3
+        δ, the variance of every proposal component, in (0, 1e6].
+    consistency : bool, default True
+        Apply the consistency step to the proposal parameters.
+    project_centroids : bool, default False
+        Project the proposal centres onto the domain.
+    n_init : int, default 10
+        k-means++ restarts of the final k-means (plus one from ``c^(T)``).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (K, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-0.5], [0.5]]] * 3)
+    >>> tr = Transcript(C, np.array([[[-5.0], [5.0]]] * 2), np.full((2, 2), 10.0), 1.0, 1.0)
+    >>> np.round(pooled_proposal_kmeans(tr, random_state=0), 1).ravel().tolist()
+    [-0.5, 0.5]
+    """
+    c_hat, omega, mN = _proposal_parameters(transcript, consistency, project_centroids)
+    M = _resolve_n_points(n_points, mN)
+    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, random_state)
+    C, _ = _kmeans_best(X, transcript.n_clusters, n_init, [transcript.final_centroids], random_state)
+    return C

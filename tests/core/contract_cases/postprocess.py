@@ -45,7 +45,7 @@ FUNCTIONS = [
     FunctionCase("kmeans_best", pp.kmeans_best, dict(X=_X, n_clusters=2, n_init=2, random_state=0),
                  dict(X="data", n_clusters="positive_int", random_state="random_state", max_iter="positive_int",
                       tol="nonneg_real")),
-    FunctionCase("pooled_proposal_kmeans", pp.pooled_proposal_kmeans,
+    FunctionCase("pooled_proposal_kmeans", mx.pooled_proposal_kmeans,
                  dict(transcript=_TR, n_points=50, n_init=1, random_state=0),
                  dict(n_points="size", proposal_var="positive_real", random_state="random_state")),
 ]
