@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 from dpclust_book.datasets import make_s1_like, make_tiger_like  # noqa: E402
 from dpclust_core.kmeans.lloyd import DPLloyd, best_of_lloyd  # noqa: E402
 from dpclust_core.metrics import wcss  # noqa: E402
-from dpclust_core.postprocess import MCMCPostprocessor, Transcript, pooled_proposal_kmeans  # noqa: E402
+from dpclust_core.postprocess import MCMCPostprocessor, Transcript  # noqa: E402
+from dpclust_book.experiments.mcmc import pooled_proposal_kmeans  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 EPS = [0.05, 0.1, 0.2, 0.5, 1.0]

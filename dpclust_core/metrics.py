@@ -6,8 +6,8 @@
 * :func:`squared_distances`, :func:`assign` — the nearest-centre helpers, computed in blocks of rows by the
   shared kernels (no n × k × d temporary).
 * WaveCluster's metrics (Chen, Yu & Chirkova, CIKM 2015, §6): :func:`dsg_c` (clusters as sets of grid cells),
-  :func:`ocm` and :func:`two_ce` (agreement of two classifications), :func:`rand_index`, :func:`f_measure`,
-  :func:`k_relative_error` and the protocol's :func:`fixed_split`. The classifier of the protocol needs the
+  :func:`ocm` and :func:`two_ce` (agreement of two classifications), :func:`rand_index`, :func:`f_measure` (its
+  Fig. 7) and :func:`k_relative_error`. The classifier of the protocol needs the
   grid geometry and lives in :mod:`dpclust_core.wavecluster` (``grid_classifier``, ``cluster_then_classify``).
 
 Every function validates its input and raises a ``ValueError``/``TypeError`` naming the argument (NaN, inf,
@@ -19,11 +19,10 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from . import _kernels
-from ._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Int, Real, Rng, RNGLike, check_data,
-                          validate_params)
+from ._validation import MAX_ALLOCATION, ArrayLike, BadTypeError, Real, check_data, validate_params
 
 __all__ = ["nicv", "wcss", "squared_distances", "assign", "dsg_c", "ocm", "two_ce", "rand_index", "f_measure",
-           "k_relative_error", "fixed_split"]
+           "k_relative_error"]
 
 
 def _check(X, centers):
@@ -296,21 +295,3 @@ def k_relative_error(k_prime: float | ArrayLike, k: float) -> float:
     """
     kp = _labels(k_prime if isinstance(k_prime, (str, bytes)) else np.atleast_1d(k_prime), "k_prime")
     return abs(float(np.mean(kp)) - k) / k
-
-
-@validate_params(n_samples=Int(2), test_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
-                 random_state=Rng())
-def fixed_split(n_samples: int, test_fraction: float = 0.1,
-                random_state: RNGLike = 0) -> tuple[np.ndarray, np.ndarray]:
-    """A fixed (seeded) split of ``range(n_samples)`` for the protocol of paper §6: ``(train_idx, test_idx)``.
-
-    Examples
-    --------
-    >>> tr, te = fixed_split(100, 0.1, random_state=0)
-    >>> tr.size, te.size, len(set(tr) & set(te))
-    (90, 10, 0)
-    """
-    n = n_samples
-    perm = random_state.permutation(n)
-    n_test = min(n - 1, max(1, int(round(test_fraction * n))))
-    return np.sort(perm[n_test:]), np.sort(perm[:n_test])

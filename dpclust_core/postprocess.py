@@ -11,9 +11,9 @@ alone discards. This module turns them back into an estimate:
   Laplace scale of every released statistic, per round. Built from any DPLloyd run with
   :meth:`Transcript.from_dplloyd` (the paper's own setting is ``DPLloyd(variant="lee_kifer")``: unit
   L1 ball, ``Lap(2T/ε)`` on every count and coordinate sum).
-* :func:`transcript_log_likelihood` / :func:`transcript_loss` — the exact factorised Laplace
-  likelihood of the whole transcript given a dataset (the paper's §3.1, corrected): round ``t``'s
-  observations are compared with the statistics of the data in the cells of ``c^(t-1)``.
+* the sampler's target — the exact factorised Laplace likelihood of the whole transcript given a
+  dataset (the paper's §3.1, corrected): round ``t``'s observations are compared with the statistics
+  of the data in the cells of ``c^(t-1)``.
 * :func:`consistent_l1` — the consistency step of the paper's §3.2 (constrained maximum likelihood under
   Laplace noise = constrained weighted L1 fit) in closed form: weighted medians of the per-round totals and
   a same-sign reallocation, which attains the L1 lower bound.
@@ -47,14 +47,8 @@ __all__ = [
     "Transcript",
     "ConsistentStatistics",
     "consistent_l1",
-    "l1_consistency_objective",
-    "l1_consistency_lower_bound",
-    "partition_statistics",
-    "transcript_loss",
-    "transcript_log_likelihood",
     "project_l1_ball",
     "kmeans_best",
-    "pooled_proposal_kmeans",
     "MCMCPostprocessor",
 ]
 
@@ -325,116 +319,11 @@ def _round_statistics(X, A, K):
     return S, N
 
 
-@validate_params(transcript=_check_transcript)
-def partition_statistics(X: ArrayLike, transcript: Transcript) -> tuple[np.ndarray, np.ndarray]:
-    """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t = 1..T.
-
-    Parameters
-    ----------
-    X : array (n, d)
-        A dataset in the scaled domain (e.g. a synthetic one).
-    transcript : Transcript
-
-    Returns
-    -------
-    (ndarray (T, K, d), ndarray (T, K))
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C = np.array([[[-1.0], [1.0]]] * 2)
-    >>> tr = Transcript(C, np.zeros((1, 2, 1)), np.zeros((1, 2)), 1.0, 1.0)
-    >>> S, N = partition_statistics([[-0.5], [0.2], [0.9]], tr)
-    >>> S.ravel().tolist(), N.ravel().tolist()
-    ([-0.5, 1.1], [1.0, 2.0])
-    """
-    X = check_data(X, n_features=transcript.n_features)
-    return _round_statistics(X, _assign_rounds(X, transcript.centroids[:-1]), transcript.n_clusters)
-
-
 def _observations(tr, obs, consistency):
     if obs == "raw" or not consistency:
         return tr.s_tilde, tr.n_tilde
     cs = _consistent(tr.s_tilde, tr.n_tilde, 1.0 / tr.sum_scale, 1.0 / tr.count_scale)
     return cs.s_hat, cs.n_hat
-
-
-@validate_params(transcript=_check_transcript, obs=Options("consistent", "raw"),
-                 temperature=Real(0.0, low_open=True))
-def transcript_loss(X: ArrayLike, transcript: Transcript, *, obs: Literal["consistent", "raw"] = "consistent",
-                    temperature: float = 1.0) -> float:
-    """Negative log target ``L(D)`` of the sampler (so ``π(D) = exp(-L)``).
-
-    ``L = temperature · Σ_t Σ_k ( ||y_k^(t) − S_k(D, c^(t-1))||_1 / b_S^(t)``
-    ``+ |u_k^(t) − N_k(D, c^(t-1))| / b_N^(t) )``
-    with ``(y, u)`` the consistent values (``obs="consistent"``, the paper's choice) or the raw noisy ones.
-    With ``obs="raw"`` and ``temperature=1`` this is minus the Laplace log-likelihood of the transcript
-    up to its constant (see :func:`transcript_log_likelihood`).
-
-    Parameters
-    ----------
-    X : array (n, d)
-        A dataset in the scaled domain.
-    transcript : Transcript
-    obs : {"consistent", "raw"}
-    temperature : float, default 1.0
-        Multiplier of L, > 0.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C = np.array([[[-1.0], [1.0]]] * 2)
-    >>> tr = Transcript(C, np.array([[[-0.5], [1.0]]]), np.array([[1.0, 2.0]]), 1.0, 1.0)
-    >>> round(transcript_loss([[-0.5], [0.2], [0.9]], tr, obs="raw"), 6)
-    0.1
-    """
-    tr = transcript
-    y, u = _observations(tr, obs, True)
-    S, N = partition_statistics(X, tr)
-    per_t = (np.abs(y - S).sum(axis=(1, 2)) / tr.sum_scale + np.abs(u - N).sum(axis=1) / tr.count_scale)
-    return float(temperature * per_t.sum())
-
-
-@validate_params(transcript=_check_transcript, per_round=Bool())
-def transcript_log_likelihood(X: ArrayLike, transcript: Transcript, *,
-                              per_round: bool = False) -> float | np.ndarray:
-    """Exact ``ln P[transcript | D = X]`` under the Laplace mechanism (the paper's §3.1, corrected).
-
-    ``ln P = Σ_t [ −K·d·ln(2 b_S^(t)) − K·ln(2 b_N^(t))``
-    ``− Σ_k ||s̃_k^(t) − S_k||_1 / b_S^(t) − Σ_k |ñ_k^(t) − N_k| / b_N^(t) ]``
-    where ``S_k, N_k`` are the statistics of ``X`` in the cells of the centroids of round ``t − 1``.
-
-    Parameters
-    ----------
-    X : array (n, d)
-        A dataset in the scaled domain.
-    transcript : Transcript
-    per_round : bool, default False
-        Return the ``(T,)`` per-round terms instead of their sum.
-
-    Returns
-    -------
-    float or ndarray (T,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C = np.array([[[-1.0], [1.0]]] * 2)
-    >>> tr = Transcript(C, np.array([[[-0.5], [1.1]]]), np.array([[1.0, 2.0]]), 0.5, 0.5)
-    >>> round(transcript_log_likelihood([[-0.5], [0.2], [0.9]], tr), 6)   # data match the release: 4 ln(1)
-    0.0
-    """
-    tr = transcript
-    S, N = partition_statistics(X, tr)
-    K, d = tr.n_clusters, tr.n_features
-    per_t = (-K * d * np.log(2 * tr.sum_scale) - K * np.log(2 * tr.count_scale)
-             - np.abs(tr.s_tilde - S).sum(axis=(1, 2)) / tr.sum_scale
-             - np.abs(tr.n_tilde - N).sum(axis=1) / tr.count_scale)
-    return per_t if per_round else float(per_t.sum())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -499,8 +388,8 @@ def consistent_l1(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weights: float | A
     * counts: clip ``max(ñ, 0)``, ``P_t = Σ_k max(ñ_k^(t), 0)``, ``m_N* = weighted median_t(P_t)``;
       rescale each row proportionally to total ``m_N*`` (``m_N*/K`` each if ``P_t = 0``).
 
-    Every move within a row has the same sign, which is why the lower bound
-    :func:`l1_consistency_lower_bound` is attained.
+    Every move within a row has the same sign, which is why the triangle-inequality lower bound
+    ``Σ_k |x_k − a_k| ≥ |Σ_k x_k − Σ_k a_k|`` (per round) is attained.
 
     Parameters
     ----------
@@ -541,82 +430,6 @@ def _consistent(s, n, ws, wn):
     n_hat[pos] = npos[pos] * (mN / P[pos])[:, None]
     n_hat[~pos] = mN / K
     return ConsistentStatistics(s_hat, n_hat, m, mN)
-
-
-def l1_consistency_objective(s_hat: ArrayLike, n_hat: ArrayLike, s_tilde: ArrayLike, n_tilde: ArrayLike,
-                             sum_weights: float | ArrayLike | None = None,
-                             count_weights: float | ArrayLike | None = None) -> float:
-    """The weighted L1 objective of :func:`consistent_l1` at ``(s_hat, n_hat)``.
-
-    Parameters
-    ----------
-    s_hat, n_hat : arrays (T, K, d) and (T, K)
-        A candidate consistent point.
-    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
-        The noisy releases.
-    sum_weights, count_weights : float or array (T,), optional
-        Per-round weights (> 0; default 1).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> s, n = np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]])
-    >>> cs = consistent_l1(s, n)
-    >>> round(l1_consistency_objective(cs.s_hat, cs.n_hat, s, n), 9), l1_consistency_lower_bound(s, n)
-    (2.0, 2.0)
-    """
-    s, n = _check_noisy(s_tilde, n_tilde)
-    sh, nh = _check_noisy(s_hat, n_hat, "s_hat", "n_hat")
-    if sh.shape != s.shape:
-        raise ValueError(f"s_hat must have the shape of s_tilde {s.shape}, got {sh.shape}")
-    T = s.shape[0]
-    ws = _check_weights(sum_weights, "sum_weights", T)
-    wn = _check_weights(count_weights, "count_weights", T)
-    return float((ws * np.abs(sh - s).sum(axis=(1, 2))).sum() + (wn * np.abs(nh - n).sum(axis=1)).sum())
-
-
-def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weights: float | ArrayLike | None = None,
-                               count_weights: float | ArrayLike | None = None) -> float:
-    """Lower bound on the consistency objective over all feasible points:
-    ``Σ_j min_m Σ_t w_S^(t)|m − R_{t,j}| + min_{m≥0} Σ_t w_N^(t) [Σ_k max(−ñ_k^(t),0) + |m − P_t|]``.
-
-    Per round, ``Σ_k |x_k − a_k| ≥ |Σ_k x_k − Σ_k a_k|`` (triangle inequality); for counts the
-    negative parts must be paid before the clipped total can move. The minimum over the common total
-    is found here by evaluating at every breakpoint (no use of the median formula).
-
-    Parameters
-    ----------
-    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
-        The noisy releases (T at most 10000).
-    sum_weights, count_weights : float or array (T,), optional
-        Per-round weights (> 0; default 1).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> l1_consistency_lower_bound(np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]]))
-    2.0
-    """
-    s, n = _check_noisy(s_tilde, n_tilde)
-    T = s.shape[0]
-    if T > 10_000:
-        raise ValueError(f"s_tilde has T={T} rounds; at most 10000 (the bound costs T^2)")
-    ws = _check_weights(sum_weights, "sum_weights", T)
-    wn = _check_weights(count_weights, "count_weights", T)
-    R = s.sum(axis=1)                                        # (T, d)
-    cost_s = (ws[None, :, None] * np.abs(R[:, None, :] - R[None, :, :])).sum(axis=1).min(axis=0).sum()
-    P = np.maximum(n, 0).sum(axis=1)
-    neg = np.maximum(-n, 0).sum(axis=1)
-    cost_n = (wn[None, :] * np.abs(P[:, None] - P[None, :])).sum(axis=1).min() + (wn * neg).sum()
-    return float(cost_s + cost_n)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -761,49 +574,6 @@ def _resolve_n_points(n_points, mN):
     return n_points
 
 
-@validate_params(transcript=_check_transcript, n_points=NoneOr(Int(1, _MAX_POINTS)),
-                 proposal_var=Real(0.0, _MAX_PROPOSAL_VAR, low_open=True), consistency=Bool(),
-                 project_centroids=Bool(), n_init=Int(0, 1000), random_state=Rng())
-def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
-                           consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
-                           random_state: RNGLike = None) -> np.ndarray:
-    """Cheap baseline: k-means on ``M`` iid draws from the pooled proposal — what the sampler would output if
-    it accepted every move. Returns centres in scaled units.
-
-    Parameters
-    ----------
-    transcript : Transcript
-    n_points : int, optional
-        M (1..10^8); default the consistent noisy count total.
-    proposal_var : float, default 1e-3
-        δ, the variance of every proposal component, in (0, 1e6].
-    consistency : bool, default True
-        Apply the consistency step to the proposal parameters.
-    project_centroids : bool, default False
-        Project the proposal centres onto the domain.
-    n_init : int, default 10
-        k-means++ restarts of the final k-means (plus one from ``c^(T)``).
-    random_state : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray (K, d)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C = np.array([[[-0.5], [0.5]]] * 3)
-    >>> tr = Transcript(C, np.array([[[-5.0], [5.0]]] * 2), np.full((2, 2), 10.0), 1.0, 1.0)
-    >>> np.round(pooled_proposal_kmeans(tr, random_state=0), 1).ravel().tolist()
-    [-0.5, 0.5]
-    """
-    c_hat, omega, mN = _proposal_parameters(transcript, consistency, project_centroids)
-    M = _resolve_n_points(n_points, mN)
-    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, random_state)
-    C, _ = _kmeans_best(X, transcript.n_clusters, n_init, [transcript.final_centroids], random_state)
-    return C
-
-
 # --------------------------------------------------------------------------------------------------
 # the sampler
 # --------------------------------------------------------------------------------------------------
@@ -816,7 +586,7 @@ class MCMCPostprocessor(CentroidMixin, Estimator):
     ``x'`` from the pooled Gaussian mixture of Eq. 1: ``t' ~ U{1..T}``, ``z' ~ Cat(ω^(t'))``,
     ``x' ~ N(ĉ_{z'}^(t'), δI)`` (δ = ``proposal_var`` is a **variance**), and accepts with probability
     ``min(1, π(D')/π(D) · q(x)/q(x'))`` where ``π(D) = exp(−L(D))`` is the Laplace likelihood of the
-    whole transcript (:func:`transcript_loss`). Only the two cells that ``x`` leaves and ``x'`` enters
+    whole transcript (the paper's §3.1). Only the two cells that ``x`` leaves and ``x'`` enters
     change in each round ``t``, so a step costs ``O(T·d)`` after the proposal's ``T`` assignments
     (precomputed in bulk): the cost per step does not depend on ``M``. The state lives in numpy arrays
     (about 8·(d + 1) + 4·T bytes a point), read and written through memory views in the sequential loop.

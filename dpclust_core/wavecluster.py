@@ -70,7 +70,6 @@ __all__ = [
     "em_threshold_probabilities",
     "em_threshold",
     "adaptive_grid_synthetic",
-    "privqt_bias",
     "grid_classifier",
     "cluster_then_classify",
     "WaveCluster",
@@ -372,18 +371,6 @@ def grid_cell_centers(bounds: ArrayLike, shape: Sequence[int]) -> np.ndarray:
     axes = [low[i] + (np.arange(s) + 0.5) * (high[i] - low[i]) / s for i, s in enumerate(shape)]
     mesh = np.meshgrid(*axes, indexing="ij")
     return np.column_stack([m.ravel() for m in mesh])
-
-
-@validate_params(n_zero=Real(0.0), p=_P, theta=Real(0.0))
-def privqt_bias(n_zero: float, p: float, theta: float = 0.0) -> float:
-    """PrivQT's expected rank inflation ``E[k' - k] = (1 - p)(|Z|/2 - θ)`` (paper §5.2.1).
-
-    Examples
-    --------
-    >>> round(privqt_bias(241, 10), 2)   # the paper's "theoretical bound 108.45" on DS2
-    108.45
-    """
-    return (1.0 - p / 100.0) * (n_zero / 2.0 - theta)
 
 
 # ============================================================================= PrivTHR_EM's threshold

@@ -18,19 +18,25 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
+from dpclust_core._validation import (ArrayLike, Bool, Int, NoneOr, Options, Real, Rng, RNGLike, check_data,
+                                     validate_params)
 from dpclust_core.kmeans import DPLloyd
 from dpclust_core.kmeans.lloyd import best_of_lloyd
 from dpclust_core.metrics import wcss
-from dpclust_core.postprocess import (MCMCPostprocessor, Transcript, consistent_l1, l1_consistency_lower_bound,
-                                      l1_consistency_objective, pooled_proposal_kmeans, transcript_log_likelihood,
-                                      transcript_loss)
+from dpclust_core.postprocess import (_MAX_POINTS, _MAX_PROPOSAL_VAR, MCMCPostprocessor, Transcript, _assign_rounds,
+                                      _check_noisy, _check_transcript, _check_weights, _kmeans_best, _observations,
+                                      _proposal_parameters, _resolve_n_points, _round_statistics, _sample_proposal,
+                                      consistent_l1)
 
 __all__ = ["METHODS", "transcript_summary", "consistency_table", "sampler_summary", "outside_share", "per_round_fit",
            "paired_runs", "mean_table", "wins_table", "ablation", "improved_runs", "non_private_wcss",
-           "toy_transcript", "toy_histogram"]
+           "toy_transcript", "toy_histogram", "partition_statistics", "transcript_loss", "transcript_log_likelihood",
+           "l1_consistency_objective", "l1_consistency_lower_bound", "pooled_proposal_kmeans"]
 
 BOUNDS = (-1.0, 1.0)
 #: the three methods of the paper's experiment, in the order of the tables
@@ -275,3 +281,229 @@ def toy_histogram(hastings=("labelled", "marginal", "none"), *, n_steps: int = 5
     df = pd.DataFrame(out, index=pd.Index(np.round(0.5 * (edges[1:] + edges[:-1]), 3), name="x"))
     df.attrs["tv"] = tv
     return df
+
+
+# ----------------------------------------------------------------------- the likelihood of a transcript, the L1 bound
+@validate_params(transcript=_check_transcript)
+def partition_statistics(X: ArrayLike, transcript: Transcript) -> tuple[np.ndarray, np.ndarray]:
+    """Sums ``S (T, K, d)`` and counts ``N (T, K)`` of dataset ``X`` in the cells of ``c^(t-1)``, t = 1..T.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        A dataset in the scaled domain (e.g. a synthetic one).
+    transcript : Transcript
+
+    Returns
+    -------
+    (ndarray (T, K, d), ndarray (T, K))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-1.0], [1.0]]] * 2)
+    >>> tr = Transcript(C, np.zeros((1, 2, 1)), np.zeros((1, 2)), 1.0, 1.0)
+    >>> S, N = partition_statistics([[-0.5], [0.2], [0.9]], tr)
+    >>> S.ravel().tolist(), N.ravel().tolist()
+    ([-0.5, 1.1], [1.0, 2.0])
+    """
+    X = check_data(X, n_features=transcript.n_features)
+    return _round_statistics(X, _assign_rounds(X, transcript.centroids[:-1]), transcript.n_clusters)
+
+
+@validate_params(transcript=_check_transcript, obs=Options("consistent", "raw"),
+                 temperature=Real(0.0, low_open=True))
+def transcript_loss(X: ArrayLike, transcript: Transcript, *, obs: Literal["consistent", "raw"] = "consistent",
+                    temperature: float = 1.0) -> float:
+    """Negative log target ``L(D)`` of the sampler (so ``π(D) = exp(-L)``).
+
+    ``L = temperature · Σ_t Σ_k ( ||y_k^(t) − S_k(D, c^(t-1))||_1 / b_S^(t)``
+    ``+ |u_k^(t) − N_k(D, c^(t-1))| / b_N^(t) )``
+    with ``(y, u)`` the consistent values (``obs="consistent"``, the paper's choice) or the raw noisy ones.
+    With ``obs="raw"`` and ``temperature=1`` this is minus the Laplace log-likelihood of the transcript
+    up to its constant (see :func:`transcript_log_likelihood`).
+
+    Parameters
+    ----------
+    X : array (n, d)
+        A dataset in the scaled domain.
+    transcript : Transcript
+    obs : {"consistent", "raw"}
+    temperature : float, default 1.0
+        Multiplier of L, > 0.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-1.0], [1.0]]] * 2)
+    >>> tr = Transcript(C, np.array([[[-0.5], [1.0]]]), np.array([[1.0, 2.0]]), 1.0, 1.0)
+    >>> round(transcript_loss([[-0.5], [0.2], [0.9]], tr, obs="raw"), 6)
+    0.1
+    """
+    tr = transcript
+    y, u = _observations(tr, obs, True)
+    S, N = partition_statistics(X, tr)
+    per_t = (np.abs(y - S).sum(axis=(1, 2)) / tr.sum_scale + np.abs(u - N).sum(axis=1) / tr.count_scale)
+    return float(temperature * per_t.sum())
+
+
+@validate_params(transcript=_check_transcript, per_round=Bool())
+def transcript_log_likelihood(X: ArrayLike, transcript: Transcript, *,
+                              per_round: bool = False) -> float | np.ndarray:
+    """Exact ``ln P[transcript | D = X]`` under the Laplace mechanism (the paper's §3.1, corrected).
+
+    ``ln P = Σ_t [ −K·d·ln(2 b_S^(t)) − K·ln(2 b_N^(t))``
+    ``− Σ_k ||s̃_k^(t) − S_k||_1 / b_S^(t) − Σ_k |ñ_k^(t) − N_k| / b_N^(t) ]``
+    where ``S_k, N_k`` are the statistics of ``X`` in the cells of the centroids of round ``t − 1``.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        A dataset in the scaled domain.
+    transcript : Transcript
+    per_round : bool, default False
+        Return the ``(T,)`` per-round terms instead of their sum.
+
+    Returns
+    -------
+    float or ndarray (T,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-1.0], [1.0]]] * 2)
+    >>> tr = Transcript(C, np.array([[[-0.5], [1.1]]]), np.array([[1.0, 2.0]]), 0.5, 0.5)
+    >>> round(transcript_log_likelihood([[-0.5], [0.2], [0.9]], tr), 6)   # data match the release: 4 ln(1)
+    0.0
+    """
+    tr = transcript
+    S, N = partition_statistics(X, tr)
+    K, d = tr.n_clusters, tr.n_features
+    per_t = (-K * d * np.log(2 * tr.sum_scale) - K * np.log(2 * tr.count_scale)
+             - np.abs(tr.s_tilde - S).sum(axis=(1, 2)) / tr.sum_scale
+             - np.abs(tr.n_tilde - N).sum(axis=1) / tr.count_scale)
+    return per_t if per_round else float(per_t.sum())
+
+
+def l1_consistency_objective(s_hat: ArrayLike, n_hat: ArrayLike, s_tilde: ArrayLike, n_tilde: ArrayLike,
+                             sum_weights: float | ArrayLike | None = None,
+                             count_weights: float | ArrayLike | None = None) -> float:
+    """The weighted L1 objective of :func:`consistent_l1` at ``(s_hat, n_hat)``.
+
+    Parameters
+    ----------
+    s_hat, n_hat : arrays (T, K, d) and (T, K)
+        A candidate consistent point.
+    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
+        The noisy releases.
+    sum_weights, count_weights : float or array (T,), optional
+        Per-round weights (> 0; default 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s, n = np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]])
+    >>> cs = consistent_l1(s, n)
+    >>> round(l1_consistency_objective(cs.s_hat, cs.n_hat, s, n), 9), l1_consistency_lower_bound(s, n)
+    (2.0, 2.0)
+    """
+    s, n = _check_noisy(s_tilde, n_tilde)
+    sh, nh = _check_noisy(s_hat, n_hat, "s_hat", "n_hat")
+    if sh.shape != s.shape:
+        raise ValueError(f"s_hat must have the shape of s_tilde {s.shape}, got {sh.shape}")
+    T = s.shape[0]
+    ws = _check_weights(sum_weights, "sum_weights", T)
+    wn = _check_weights(count_weights, "count_weights", T)
+    return float((ws * np.abs(sh - s).sum(axis=(1, 2))).sum() + (wn * np.abs(nh - n).sum(axis=1)).sum())
+
+
+def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weights: float | ArrayLike | None = None,
+                               count_weights: float | ArrayLike | None = None) -> float:
+    """Lower bound on the consistency objective over all feasible points:
+    ``Σ_j min_m Σ_t w_S^(t)|m − R_{t,j}| + min_{m≥0} Σ_t w_N^(t) [Σ_k max(−ñ_k^(t),0) + |m − P_t|]``.
+
+    Per round, ``Σ_k |x_k − a_k| ≥ |Σ_k x_k − Σ_k a_k|`` (triangle inequality); for counts the
+    negative parts must be paid before the clipped total can move. The minimum over the common total
+    is found here by evaluating at every breakpoint (no use of the median formula).
+
+    Parameters
+    ----------
+    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
+        The noisy releases (T at most 10000).
+    sum_weights, count_weights : float or array (T,), optional
+        Per-round weights (> 0; default 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> l1_consistency_lower_bound(np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]]))
+    2.0
+    """
+    s, n = _check_noisy(s_tilde, n_tilde)
+    T = s.shape[0]
+    if T > 10_000:
+        raise ValueError(f"s_tilde has T={T} rounds; at most 10000 (the bound costs T^2)")
+    ws = _check_weights(sum_weights, "sum_weights", T)
+    wn = _check_weights(count_weights, "count_weights", T)
+    R = s.sum(axis=1)                                        # (T, d)
+    cost_s = (ws[None, :, None] * np.abs(R[:, None, :] - R[None, :, :])).sum(axis=1).min(axis=0).sum()
+    P = np.maximum(n, 0).sum(axis=1)
+    neg = np.maximum(-n, 0).sum(axis=1)
+    cost_n = (wn[None, :] * np.abs(P[:, None] - P[None, :])).sum(axis=1).min() + (wn * neg).sum()
+    return float(cost_s + cost_n)
+
+
+# ----------------------------------------------------------------------- a baseline: every move accepted
+@validate_params(transcript=_check_transcript, n_points=NoneOr(Int(1, _MAX_POINTS)),
+                 proposal_var=Real(0.0, _MAX_PROPOSAL_VAR, low_open=True), consistency=Bool(),
+                 project_centroids=Bool(), n_init=Int(0, 1000), random_state=Rng())
+def pooled_proposal_kmeans(transcript: Transcript, n_points: int | None = None, *, proposal_var: float = 1e-3,
+                           consistency: bool = True, project_centroids: bool = False, n_init: int = 10,
+                           random_state: RNGLike = None) -> np.ndarray:
+    """Cheap baseline: k-means on ``M`` iid draws from the pooled proposal — what the sampler would output if
+    it accepted every move. Returns centres in scaled units.
+
+    Parameters
+    ----------
+    transcript : Transcript
+    n_points : int, optional
+        M (1..10^8); default the consistent noisy count total.
+    proposal_var : float, default 1e-3
+        δ, the variance of every proposal component, in (0, 1e6].
+    consistency : bool, default True
+        Apply the consistency step to the proposal parameters.
+    project_centroids : bool, default False
+        Project the proposal centres onto the domain.
+    n_init : int, default 10
+        k-means++ restarts of the final k-means (plus one from ``c^(T)``).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (K, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[[-0.5], [0.5]]] * 3)
+    >>> tr = Transcript(C, np.array([[[-5.0], [5.0]]] * 2), np.full((2, 2), 10.0), 1.0, 1.0)
+    >>> np.round(pooled_proposal_kmeans(tr, random_state=0), 1).ravel().tolist()
+    [-0.5, 0.5]
+    """
+    c_hat, omega, mN = _proposal_parameters(transcript, consistency, project_centroids)
+    M = _resolve_n_points(n_points, mN)
+    _, _, X = _sample_proposal(M, c_hat, omega, proposal_var, random_state)
+    C, _ = _kmeans_best(X, transcript.n_clusters, n_init, [transcript.final_centroids], random_state)
+    return C

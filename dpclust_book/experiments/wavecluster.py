@@ -21,16 +21,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpclust_core._validation import check_int, check_real, check_rng
+from dpclust_core._validation import Int, Real, Rng, RNGLike, check_int, check_real, check_rng, validate_params
 from ..datasets import WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, make_ds1_like, make_ds2_like, make_ds3_like
-from dpclust_core.metrics import dsg_c, fixed_split, k_relative_error, ocm, two_ce
-from dpclust_core.wavecluster import (METHODS, PrivateWaveCluster, WaveCluster, em_threshold_probabilities,
+from dpclust_core.metrics import dsg_c, k_relative_error, ocm, two_ce
+from dpclust_core.wavecluster import (METHODS, PrivateWaveCluster, WaveCluster, _P, em_threshold_probabilities,
                                       grid_classifier, haar_approx, quantize)
 
 __all__ = ["NAMES", "BY_NAME", "PAPER_DS2_K", "PAPER_DS2_EPS1", "lookalikes", "summary", "k_prime_runs",
            "k_prime_table", "privqt_gap", "metrics_vs_epsilon", "metric_means", "em_upper_comparison",
            "em_rank_probabilities", "em_rank_summary", "alpha_sweep", "large_epsilon", "dsg_c_table",
-           "neighbour_changes", "budget_splits", "connectivity_comparison", "K_PRIME_FORMAT"]
+           "neighbour_changes", "budget_splits", "connectivity_comparison", "K_PRIME_FORMAT",
+           "privqt_bias", "fixed_split"]
 
 #: The paper's names of the four private techniques, keyed by the estimator's ``method``.
 NAMES = {"baseline": "Baseline", "qt": "PrivQT", "thr": "PrivTHR", "thr_em": "PrivTHR_EM"}
@@ -130,7 +131,7 @@ def metrics_vs_epsilon(data, epsilons, *, n_runs=10, seed=0, methods=METHODS, bo
     """The paper's §7.3–7.4 experiment: DSG_C, OCM and 2CE of every technique against ε.
 
     ``data`` maps a dataset name to ``(X, g, p)`` (e.g. :func:`lookalikes`). Each dataset is split once into a
-    training and a test part (:func:`~dpclust_core.metrics.fixed_split`); WaveCluster and every private
+    training and a test part (:func:`fixed_split`); WaveCluster and every private
     technique run on the training part; DSG_C compares the labelled grids, OCM and 2CE the predictions on the
     test part of the two decision trees trained on them (the clustering-then-classification protocol,
     :func:`~dpclust_core.wavecluster.cluster_then_classify`).
@@ -353,3 +354,34 @@ def connectivity_comparison(X, epsilon=1.0, *, grid_size, p, connectivities=(8, 
                          "DSG_C": float(np.mean([dsg_c(wc.grid_labels_, f.grid_labels_) for f in fits])),
                          "private clusters": float(np.mean([f.n_clusters_ for f in fits]))})
     return pd.DataFrame(rows).set_index(["connectivity", "technique"])
+
+
+# ----------------------------------------------------------------------------- PrivQT's bias, the split of §6
+@validate_params(n_zero=Real(0.0), p=_P, theta=Real(0.0))
+def privqt_bias(n_zero: float, p: float, theta: float = 0.0) -> float:
+    """PrivQT's expected rank inflation ``E[k' - k] = (1 - p)(|Z|/2 - θ)`` (paper §5.2.1).
+
+    Examples
+    --------
+    >>> round(privqt_bias(241, 10), 2)   # the paper's "theoretical bound 108.45" on DS2
+    108.45
+    """
+    return (1.0 - p / 100.0) * (n_zero / 2.0 - theta)
+
+
+@validate_params(n_samples=Int(2), test_fraction=Real(0.0, 1.0, low_open=True, high_open=True),
+                 random_state=Rng())
+def fixed_split(n_samples: int, test_fraction: float = 0.1,
+                random_state: RNGLike = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A fixed (seeded) split of ``range(n_samples)`` for the protocol of paper §6: ``(train_idx, test_idx)``.
+
+    Examples
+    --------
+    >>> tr, te = fixed_split(100, 0.1, random_state=0)
+    >>> tr.size, te.size, len(set(tr) & set(te))
+    (90, 10, 0)
+    """
+    n = n_samples
+    perm = random_state.permutation(n)
+    n_test = min(n - 1, max(1, int(round(test_fraction * n))))
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])

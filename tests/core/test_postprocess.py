@@ -12,9 +12,12 @@ from dpclust_core import _kernels
 from dpclust_core.kmeans.lloyd import DPLloyd
 from dpclust_core.mechanisms import laplace_grid
 from dpclust_core.metrics import wcss
-from dpclust_core.postprocess import (MCMCPostprocessor, Transcript, consistent_l1, kmeans_best,
-                                      l1_consistency_lower_bound, l1_consistency_objective, partition_statistics,
-                                      pooled_proposal_kmeans, transcript_log_likelihood, transcript_loss)
+from dpclust_core.postprocess import MCMCPostprocessor, Transcript, consistent_l1, kmeans_best
+
+# the transcript's likelihood and the L1 bound serve the book's chapter; they check the sampler's target here
+from dpclust_book.experiments.mcmc import (l1_consistency_lower_bound, l1_consistency_objective,
+                                           partition_statistics, pooled_proposal_kmeans, transcript_log_likelihood,
+                                           transcript_loss)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 

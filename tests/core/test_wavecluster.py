@@ -13,12 +13,13 @@ from sklearn.metrics import rand_score
 
 from dpclust_book.datasets import (WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, WAVECLUSTER_REAL_BOUNDS,
                                    WAVECLUSTER_REAL_N, make_ds1_like, make_ds2_like, make_ds3_like)
-from dpclust_core.metrics import dsg_c, fixed_split, k_relative_error, ocm, rand_index, two_ce
+from dpclust_book.experiments.wavecluster import fixed_split, privqt_bias
+from dpclust_core.metrics import dsg_c, k_relative_error, ocm, rand_index, two_ce
 from dpclust_core.accounting import PrivacyLedger
 from dpclust_core.wavecluster import (MAX_CELLS, PrivateWaveCluster, WaveCluster, adaptive_grid_synthetic,
                                       cluster_then_classify, em_threshold, em_threshold_intervals,
                                       em_threshold_probabilities, grid_classifier, haar_approx, label_components,
-                                      privqt_bias, quantize, significant_mask)
+                                      quantize, significant_mask)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 

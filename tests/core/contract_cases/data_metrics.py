@@ -3,6 +3,7 @@
 import numpy as np
 
 import dpclust_book.datasets as data
+from dpclust_book.experiments import wavecluster as wx
 from dpclust_core import metrics, preprocessing
 
 from . import FunctionCase, blobs
@@ -31,7 +32,7 @@ FUNCTIONS = [
                  dict(true_labels="classes", labels="classes")),
     FunctionCase("k_relative_error", metrics.k_relative_error, dict(k_prime=141.0, k=144),
                  dict(k_prime="values", k="positive_real")),
-    FunctionCase("fixed_split", metrics.fixed_split, dict(n_samples=100, test_fraction=0.1, random_state=0),
+    FunctionCase("fixed_split", wx.fixed_split, dict(n_samples=100, test_fraction=0.1, random_state=0),
                  dict(n_samples="positive_int", test_fraction="probability", random_state="random_state")),
     # ---------------------------------------------------------------- scaling into the public box
     FunctionCase("scale_to_domain", preprocessing.scale_to_domain, dict(X=_X, bounds=(-1.0, 1.0), r=2.0),

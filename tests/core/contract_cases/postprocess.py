@@ -1,6 +1,7 @@
 """Cases for dpclust_core.postprocess (MCMC postprocessing of DP k-means transcripts)."""
 import numpy as np
 
+from dpclust_book.experiments import mcmc as mx
 from dpclust_core import postprocess as pp
 
 from . import EstimatorCase, FunctionCase, blobs
@@ -27,24 +28,24 @@ FUNCTIONS = [
     FunctionCase("consistent_l1", pp.consistent_l1, dict(s_tilde=_S, n_tilde=_N),
                  dict(s_tilde="values", n_tilde="values", sum_weights="positive_real_vec",
                       count_weights="positive_real_vec")),
-    FunctionCase("l1_consistency_objective", pp.l1_consistency_objective,
+    FunctionCase("l1_consistency_objective", mx.l1_consistency_objective,
                  dict(s_hat=_S, n_hat=_N, s_tilde=_S, n_tilde=_N),
                  dict(s_hat="values", n_hat="values", s_tilde="values", n_tilde="values",
                       sum_weights="positive_real_vec", count_weights="positive_real_vec")),
-    FunctionCase("l1_consistency_lower_bound", pp.l1_consistency_lower_bound, dict(s_tilde=_S, n_tilde=_N),
+    FunctionCase("l1_consistency_lower_bound", mx.l1_consistency_lower_bound, dict(s_tilde=_S, n_tilde=_N),
                  dict(s_tilde="values", n_tilde="values", sum_weights="positive_real_vec",
                       count_weights="positive_real_vec")),
-    FunctionCase("partition_statistics", pp.partition_statistics, dict(X=_X, transcript=_TR), dict(X="data")),
-    FunctionCase("transcript_loss", pp.transcript_loss, dict(X=_X, transcript=_TR),
+    FunctionCase("partition_statistics", mx.partition_statistics, dict(X=_X, transcript=_TR), dict(X="data")),
+    FunctionCase("transcript_loss", mx.transcript_loss, dict(X=_X, transcript=_TR),
                  dict(X="data", temperature="positive_real")),
-    FunctionCase("transcript_log_likelihood", pp.transcript_log_likelihood, dict(X=_X, transcript=_TR),
+    FunctionCase("transcript_log_likelihood", mx.transcript_log_likelihood, dict(X=_X, transcript=_TR),
                  dict(X="data")),
     FunctionCase("postprocess.project_l1_ball", pp.project_l1_ball, dict(V=np.array([0.5, 2.0])),
                  dict(V="values", radius="positive_real")),
     FunctionCase("kmeans_best", pp.kmeans_best, dict(X=_X, n_clusters=2, n_init=2, random_state=0),
                  dict(X="data", n_clusters="positive_int", random_state="random_state", max_iter="positive_int",
                       tol="nonneg_real")),
-    FunctionCase("pooled_proposal_kmeans", pp.pooled_proposal_kmeans,
+    FunctionCase("pooled_proposal_kmeans", mx.pooled_proposal_kmeans,
                  dict(transcript=_TR, n_points=50, n_init=1, random_state=0),
                  dict(n_points="size", proposal_var="positive_real", random_state="random_state")),
 ]

@@ -5,6 +5,7 @@ WaveCluster is a density method: it has no centres, but ``predict`` labels any p
 """
 import numpy as np
 
+from dpclust_book.experiments import wavecluster as wx
 from dpclust_core import wavecluster as wc
 
 from . import EstimatorCase, FunctionCase, blobs
@@ -76,7 +77,7 @@ FUNCTIONS = [
                  dict(X="data", bounds="bounds", epsilon="epsilon", rng="random_state", c="positive_real",
                       c2="positive_real", alpha="probability", n_share="probability", ledger="ledger",
                       n_public="positive_int")),
-    FunctionCase("privqt_bias", wc.privqt_bias, dict(n_zero=241, p=10.0, theta=0.0),
+    FunctionCase("privqt_bias", wx.privqt_bias, dict(n_zero=241, p=10.0, theta=0.0),
                  dict(n_zero="nonneg_real", p="nonneg_real", theta="nonneg_real")),
     FunctionCase("grid_classifier", wc.grid_classifier, dict(grid_labels=_GRID, bounds=BOUNDS, random_state=0),
                  dict(grid_labels="grid_labels", bounds="bounds", random_state="random_state")),
