@@ -745,6 +745,8 @@ NOT_ATTACKED = {
     "dpclust_core.bounds.PrivateBox": "the box private_bounds() returns",
     "dpclust_core.bounds.BoundsDiagnostics": "the table private_bounds() attaches to its box",
     "dpclust_core.bounds.UnreliableBoundsError": "an exception class",
+    "dpclust_core.base.PublishedNWarning": "a warning class",
+    "dpclust_core.report.NICVEstimate": "the record synopsis_nicv() returns",
     "dpclust_core.postprocess.ConsistentStatistics": "the record consistent_l1() returns",
     "dpclust_core.svt.Variant": "a row of the fixed table svt.VARIANTS",
     "dpclust_core.gmm.MixtureParams": "a plain record; every function that takes one checks it (the kind "

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 _MODULES = ["foundation", "lloyd", "postprocess", "kmeans", "wavecluster", "data_metrics", "ktuple_gmm", "svt",
-            "bounds", "count", "highdim", "dask", "advisor"]
+            "bounds", "count", "highdim", "dask", "advisor", "scalers"]
 
 
 def blobs(n=300, d=2, k=3, seed=0, scale=0.05, low=-1.0, high=1.0):
