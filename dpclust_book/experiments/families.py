@@ -587,7 +587,7 @@ def advisor_check(summary: pd.DataFrame, epsilons=None) -> pd.DataFrame:
     >>> small = [Dataset("Image (3-D)", make_image_like(500, random_state=0)[0], 3, (-1.0, 1.0), "")]
     >>> s = summarize(run_grid(small, [1.0], [0], methods=["EUGkM", "Hybrid"]))
     >>> advisor_check(s)[["recommended", "best measured"]].values.tolist()
-    [['EUGkM', 'EUGkM']]
+    [['LSH coreset', 'EUGkM']]
     """
     from dpclust_core.advisor import recommend
 
