@@ -26,6 +26,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from dpclust_core.base import PublishedNWarning
 from dpclust_core._validation import check_int
 from dpclust_core.preprocessing import scale_to_domain
 from ..datasets import (make_adult_num_like, make_blobs_ratio, make_gowalla_like, make_image_like, make_lifesci_like,
@@ -168,7 +169,10 @@ def grid_size_sweep(X, k, epsilons, ms, *, n_runs=4, n_init=5, baseline=None) ->
             theta = n * eps / m ** 2 * (1 - 1e-9)  # a hair below: sqrt(M) = m exactly, rounding cannot flip
             vals = []
             for s in range(n_runs):
-                est = EUGkM(k, eps, bounds=_DOMAIN, theta=theta, n_init=n_init, n_public=n, random_state=s).fit(X)
+                with warnings.catch_warnings():  # N is published on purpose: it pins the grid
+                    warnings.simplefilter("ignore", PublishedNWarning)
+                    est = EUGkM(k, eps, bounds=_DOMAIN, theta=theta, n_init=n_init, n_public=n,
+                                random_state=s).fit(X)
                 if est.cells_per_dim_ != m:  # pragma: no cover - a guard on the arithmetic above
                     raise RuntimeError(f"the grid has {est.cells_per_dim_} cells per dimension, not {m}")
                 vals.append(nicv(X, est.scaled_centers_))
