@@ -75,6 +75,20 @@ def test_visible_code_cells_are_short(path):
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_foldable_code_fits_the_column(path):
+    """Code behind a "show code" toggle (hide-input, hide-cell) is read too: no line is cut off at 1280 px."""
+    bad = []
+    for i, cell in enumerate(_cells(path)):
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell["cell_type"] != "code" or not ({"hide-input", "hide-cell"} & tags):
+            continue
+        wide = [ln for ln in _src(cell).splitlines() if len(ln) > 88]
+        if wide:
+            bad.append(f"cell {i}: a line of {len(wide[0])} characters: {wide[0][:60]!r}...")
+    assert not bad, "\n".join(bad)
+
+
 REFERENCE_PAGES = {"privacy_model.ipynb"}  # reference pages, not chapters: no objectives or exercises
 STRUCTURED = [p for p in CHAPTERS if p.name not in REFERENCE_PAGES]
 
