@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # BLAS threads are limited where it matters, inside the package's kernels (every estimator's fit runs on one
 # BLAS thread: multithreaded BLAS is several times slower for its small matrix products), not here.
 
-.PHONY: book build test lab check-render venv bench clean
+.PHONY: book build test lab check-render check-lab venv bench clean
 
 venv: $(STAMP)
 
@@ -40,6 +40,12 @@ check-render: $(STAMP)
 	@command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
 	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -r tests/book/render/requirements.txt
 	$(BIN)/python tests/book/render/check_render.py _build/html
+
+## make check-lab: run every chapter live in JupyterLab in headless Chromium (Run All, then move every slider);
+## fails on an error or warning in a cell, a slider that does not redraw, or a move that shows two figures
+check-lab: $(STAMP)
+	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -r tests/book/render/requirements.txt
+	$(BIN)/python tests/book/render/check_lab.py book/*.ipynb
 
 ## make bench: the speed benchmarks (minutes; makes benchmarks/.venv-diffprivlib for the diffprivlib comparison)
 bench: $(STAMP)
