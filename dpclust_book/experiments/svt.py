@@ -535,11 +535,13 @@ def zipf_experiment(settings: Sequence[tuple[float, int]], methods: Sequence[str
 # ---------------------------------------------------------------------------------------------------
 # SVT vs the exponential mechanism for top-c selection (thesis §5.4-5.5)
 # ---------------------------------------------------------------------------------------------------
-def _check_k(k, minimum):
+def _alpha_inputs(k, beta, epsilon, *, min_k):
+    """The validated ``(k, beta, epsilon)`` of :func:`alpha_svt` and :func:`alpha_em` (k >= ``min_k``)."""
+    eps = check_epsilon(epsilon)
     kk = _real_array(k, "k", ndim=None)
-    if np.any(kk < minimum):
-        raise ValueError(f"k must be a number of queries >= {minimum}, got {k!r:.60}")
-    return kk
+    if np.any(kk < min_k):
+        raise ValueError(f"k must be a number of queries >= {min_k}, got {k!r:.60}")
+    return kk, check_probability(beta, "beta"), eps
 
 
 def alpha_svt(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
@@ -563,9 +565,7 @@ def alpha_svt(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
     >>> round(float(alpha_svt(1000, 0.05, 1.0)), 2)
     84.77
     """
-    eps = check_epsilon(epsilon)
-    k = _check_k(k, 1)
-    beta = check_probability(beta, "beta")
+    k, beta, eps = _alpha_inputs(k, beta, epsilon, min_k=1)
     return 8 * (np.log(k) + math.log(2 / beta)) / eps
 
 
@@ -576,12 +576,8 @@ def alpha_em(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
 
     Parameters
     ----------
-    k : float or array_like
-        Number of queries (>= 2).
-    beta : float
-        Failure probability, in (0, 1).
-    epsilon : float
-        The budget.
+    k, beta, epsilon
+        As in :func:`alpha_svt`, with k >= 2.
 
     Returns
     -------
@@ -592,9 +588,7 @@ def alpha_em(k: ArrayLike, beta: float, epsilon: float) -> float | np.ndarray:
     >>> round(float(alpha_em(1000, 0.05, 1.0)), 2)
     9.85
     """
-    eps = check_epsilon(epsilon)
-    k = _check_k(k, 2)
-    beta = check_probability(beta, "beta")
+    k, beta, eps = _alpha_inputs(k, beta, epsilon, min_k=2)
     return (np.log(k - 1) + math.log((1 - beta) / beta)) / eps
 
 
