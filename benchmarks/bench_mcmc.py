@@ -10,6 +10,13 @@
    proposal centres projected onto the domain. Also the thesis's improved DPLloyd, postprocessed.
 
 Run: ``.venv/bin/python benchmarks/bench_mcmc.py [--quick]``; writes benchmarks/results/bench_mcmc.md and .csv.
+
+3. ``--paired``: chapter 10's own protocol over 10 runs instead of the page's two — the same data (the S1 stand-in,
+   ``make_s1_like(5000, random_state=0)``), the same ε grid and the same functions of
+   ``dpclust_book.experiments.mcmc``: ``paired_runs(X_s1, 15, EPS, seeds=range(10))`` and, at ε = 0.05, its
+   ``ablation`` run by run (the mean over runs is ``ablation(..., seeds=range(10))``). Writes the tidy tables
+   benchmarks/results/mcmc_paired.csv (epsilon, run, method, WCSS) and mcmc_ablation.csv (run, ingredient, WCSS),
+   which the chapter reads.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -28,6 +36,7 @@ from dpclust_book.datasets import make_s1_like, make_tiger_like  # noqa: E402
 from dpclust_core.kmeans.lloyd import DPLloyd, best_of_lloyd  # noqa: E402
 from dpclust_core.metrics import wcss  # noqa: E402
 from dpclust_core.postprocess import MCMCPostprocessor, Transcript  # noqa: E402
+from dpclust_book.experiments import mcmc as ex  # noqa: E402
 from dpclust_book.experiments.mcmc import pooled_proposal_kmeans  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -94,10 +103,38 @@ def improved_run(X, K, eps, bounds, seed, n_steps):
     return wcss(Z, tr.final_centroids), wcss(Z, pp.cluster_centers_domain_), tr.n_rounds
 
 
+def paired(runs=10):
+    """Chapter 10's experiment and its ε = 0.05 ablation over ``runs`` paired runs; writes two tidy CSV files."""
+    X_s1, _ = make_s1_like(5000, random_state=0)     # the chapter's data
+    seeds = range(runs)
+    t0 = time.time()
+    runs_df, fits = ex.paired_runs(X_s1, 15, EPS, seeds=seeds)
+    t_paired = time.time() - t0
+    abl = []
+    for s in seeds:                                   # the chapter's ablation, one run at a time
+        a = ex.ablation(X_s1, 15, 0.05, fits, seeds=[s])["mean WCSS"]
+        abl += [{"run": s, "ingredient": k, "WCSS": float(v)} for k, v in a.items()]
+    abl_df = pd.DataFrame(abl)
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    runs_df[["epsilon", "run", "method", "WCSS"]].to_csv(out / "mcmc_paired.csv", index=False)
+    abl_df.to_csv(out / "mcmc_ablation.csv", index=False)
+    print(ex.wins_table(runs_df).round(3).to_string())
+    print(ex.mean_table(runs_df).to_string())
+    print(abl_df.groupby("ingredient", sort=False)["WCSS"].mean().round(1).to_string())
+    print(f"paired runs {t_paired:.0f} s, with the ablation {time.time() - t0:.0f} s "
+          "(2 shared cores, other jobs running)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="3 runs instead of 10")
+    ap.add_argument("--paired", action="store_true",
+                    help="only chapter 10's protocol over 10 runs: results/mcmc_paired.csv, mcmc_ablation.csv")
     args = ap.parse_args()
+    if args.paired:
+        paired(3 if args.quick else 10)
+        return
     runs = 3 if args.quick else 10
     lines = ["# MCMC postprocessing benchmark", "",
              "Machine: 2 shared cores (other jobs running: timings are inflated by contention).", ""]
