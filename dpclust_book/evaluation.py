@@ -1,7 +1,11 @@
-"""The WaveCluster paper's evaluation protocol (Chen, Yu & Chirkova, CIKM 2015, §6–§7).
+"""Evaluation measures of the chapters: the WaveCluster paper's protocol, and the Ray–Turi validity on data.
 
-How the paper measures a private WaveCluster against the non-private one on the same public grid; the book's
-chapter 7 reproduces its tables with these. None of them releases anything: they compare two outputs.
+:func:`rt_validity` is the non-private reference of the thesis's tables of k (§4.6.7): the Ray–Turi index on the
+data themselves, where the library's :func:`~dpclust_core.kmeans.choose_k` computes it on a released synopsis.
+
+The WaveCluster paper's evaluation protocol (Chen, Yu & Chirkova, CIKM 2015, §6–§7) is how the paper measures a
+private WaveCluster against the non-private one on the same public grid; the book's chapter 7 reproduces its tables
+with these. None of these functions releases anything: they compare two outputs, or read the data.
 
 * :func:`dsg_c` — the dissimilarity of significant grids and clusters (clusters as sets of grid cells, §6.1);
 * the clustering-first-then-classification protocol (§6.2): :func:`grid_classifier` trains a tree on a labelled
@@ -18,12 +22,13 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import ClassifierMixin
 
+from dpclust_core import _kernels
 from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Real, RNGLike, check_bounds,
                                       check_data, check_rng, validate_params)
 from dpclust_core.wavecluster import MAX_CELLS
 
 __all__ = ["dsg_c", "ocm", "two_ce", "rand_index", "f_measure", "k_relative_error", "grid_classifier",
-           "cluster_then_classify"]
+           "cluster_then_classify", "rt_validity"]
 
 
 def _labels(a, name, *, integer=False):
@@ -300,3 +305,42 @@ def cluster_then_classify(true_grid_labels: ArrayLike, private_grid_labels: Arra
         out.append(np.full(X_test.shape[0], -1, dtype=np.int64) if clf is None
                    else clf.predict(X_test).astype(np.int64))
     return out[0], out[1]
+
+
+# ----------------------------------------------------------------------------- the Ray–Turi validity on data
+def _min_pair_sq(C):
+    """``min_{i<j} ||o_i - o_j||^2`` (inf for one centroid)."""
+    if C.shape[0] < 2:
+        return np.inf
+    cd = _kernels.sq_distances(C, C)
+    return float(cd[np.triu_indices(C.shape[0], 1)].min())
+
+
+def rt_validity(X: ArrayLike, centers: ArrayLike) -> float:
+    """Ray–Turi validity ``intra / inter`` on data ``X``: NICV over the smallest squared centroid distance.
+
+    Not private (it reads X): the non-private reference of the k tables; :func:`dpclust_core.kmeans.choose_k`
+    ranks its candidates by the same index on the released synopsis
+    (:func:`~dpclust_core.kmeans.choose_k.synopsis_rt_validity`).
+
+    Parameters
+    ----------
+    X : array (N, d)
+    centers : array (k, d)
+
+    Returns
+    -------
+    float
+        ``inf`` for k = 1 or two coinciding centroids.
+
+    Examples
+    --------
+    >>> round(rt_validity([[0.0], [0.1], [1.0], [1.1]], [[0.05], [1.05]]), 6)
+    0.0025
+    """
+    X = check_data(X, "X")
+    C = check_data(centers, "centers", n_features=X.shape[1], features_of="X")
+    inter = _min_pair_sq(C)
+    if not inter > 0:
+        return float("inf")
+    return float(_kernels.min_sq_distances(X, C).mean() / inter)

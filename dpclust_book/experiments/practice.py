@@ -37,7 +37,8 @@ from dpclust_core.bounds import UnreliableBoundsError, private_bounds
 from dpclust_core.count import private_count
 from ..datasets import make_blobs_ratio
 from dpclust_core.kmeans import (DPLloyd, EUGkM, HybridKMeans, best_of_lloyd, cells_per_dimension, choose_k,
-                                 eugkm_grid_size, rt_validity, swapped_split_epsilon)
+                                 eugkm_grid_size, swapped_split_epsilon)
+from ..evaluation import rt_validity
 from dpclust_core.mechanisms import laplace_grid, laplace_mechanism, naive_laplace
 from dpclust_core.metrics import nicv
 

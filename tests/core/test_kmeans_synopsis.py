@@ -667,7 +667,7 @@ def test_real_tiger_rt_validity_prefers_four_like_stand_in():
     path = DATA / "tiger-nm-wa.tsv"
     if not path.exists():
         pytest.skip("TIGER copy not available")
-    from dpclust_core.kmeans import rt_validity
+    from dpclust_book.evaluation import rt_validity
     T = _scaled_minmax(np.loadtxt(path))[::3]
     S, _ = make_tiger_like(random_state=0)
     for X in (T, S):
