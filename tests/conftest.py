@@ -4,10 +4,16 @@
 * the fixtures below give the repository's root and the folder of the papers' datasets (tests that read it skip
   when it is absent);
 * the ``slow`` marker (registered in pyproject.toml) is set here on the tests listed in :data:`SLOW`, so that
-  ``pytest tests/core -m "not slow"`` is the developer's fast loop; ``make test`` runs everything.
+  ``pytest tests/core -m "not slow"`` is the developer's fast loop; ``make test`` runs everything;
+* ``python_steps`` and ``peak_allocation`` measure work without a clock (a shared 2-core machine makes wall-clock
+  bounds flaky): the number of Python steps (lines, calls and returns, as ``sys.settrace`` sees them) a call
+  executes, which a Python loop over points or a search proportional to 1/epsilon drives up by orders of
+  magnitude, and the peak of the memory it allocates (``tracemalloc``, which numpy reports to).
 """
 from __future__ import annotations
 
+import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -83,7 +89,6 @@ SLOW = {
         "test_monte_carlo_agrees_with_integral",
         "test_noise_scales_match_spec_table",
         "test_output_probabilities_sum_to_one",
-        "test_run_speed",
     ),
     "test_wavecluster.py": (
         "test_adaptive_grid_is_capped_for_huge_n_and_epsilon",
@@ -105,6 +110,65 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("the papers' datasets are not available here")
     return SHARED_DATA
+
+
+class WorkLimitExceeded(AssertionError):
+    """A call executed more Python steps than its test allows (raised as soon as it does: a hang fails fast)."""
+
+
+def count_python_steps(fn, *args, limit=None, **kwargs):
+    """``(fn(*args, **kwargs), steps)``: the number of Python trace events (calls, lines, returns) the call made.
+
+    Deterministic and independent of the machine's speed. With ``limit``, the call is stopped with
+    :class:`WorkLimitExceeded` after ``limit`` steps; it is raised again afterwards if the code under test caught it.
+    """
+    steps, over = [0], [False]
+
+    def tracer(frame, event, arg):
+        steps[0] += 1
+        if limit is not None and steps[0] > limit:
+            over[0] = True
+            sys.settrace(None)
+            raise WorkLimitExceeded(f"more than {limit} Python steps")
+        return tracer
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        sys.settrace(old)
+    if over[0]:
+        raise WorkLimitExceeded(f"more than {limit} Python steps")
+    return result, steps[0]
+
+
+def peak_allocation(fn, *args, **kwargs):
+    """``(fn(*args, **kwargs), peak)``: the peak number of bytes allocated during the call (``tracemalloc``)."""
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    try:
+        result = fn(*args, **kwargs)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+    return result, peak
+
+
+@pytest.fixture
+def python_steps():
+    """:func:`count_python_steps`: run a call and count the Python steps it executes."""
+    return count_python_steps
+
+
+@pytest.fixture
+def allocation_peak():
+    """:func:`peak_allocation`: run a call and measure the peak memory it allocates."""
+    return peak_allocation
 
 
 def pytest_collection_modifyitems(config, items):
