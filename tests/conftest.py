@@ -50,6 +50,9 @@ SLOW = {
         "test_one_record_at_1e6_does_not_drag_the_box",
     ),
     "test_floating_point.py": (
+        "test_attack_event_never_happens_with_the_safe_gaussian",
+        "test_attack_event_never_happens_with_the_safe_laplace",
+        "test_attack_on_the_naive_sampler_succeeds",
         "test_audit_of_dp_quantile_on_the_attack_neighbours",
         "test_auditor_catches_naive_and_passes_safe_laplace",
         "test_auditor_passes_safe_laplace_on_its_own_events",
@@ -60,6 +63,8 @@ SLOW = {
     ),
     "test_gmm.py": (
         "test_every_noisy_release_is_recorded_by_a_mechanism",
+        "test_naive_baseline_fails_where_private_succeeds",
+        "test_naive_noise_scale_and_clipping_empirical",
         "test_fitted_estimator_keeps_only_private_outputs",
         "test_ledger_total_real_fit_and_parallel_structure",
         "test_recovers_worked_example_within_stated_error",
