@@ -32,7 +32,8 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine, make_blobs  # noqa: E402
 from sklearn.metrics import silhouette_score  # noqa: E402
 
-from dpclust_core.kmeans import choose_k, rt_validity  # noqa: E402
+from dpclust_book.evaluation import rt_validity  # noqa: E402
+from dpclust_core.kmeans import choose_k  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "choose_k_reliability.md"
 K_SMALL = list(range(2, 11))

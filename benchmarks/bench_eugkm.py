@@ -33,8 +33,9 @@ import numpy as np  # noqa: E402
 from dpclust_book.datasets import (make_adult_num_like, make_gowalla_like, make_image_like,  # noqa: E402
                                    make_lifesci_like, make_s1_like, make_tiger_like)
 from dpclust_core.preprocessing import scale_to_domain  # noqa: E402
+from dpclust_book.evaluation import rt_validity  # noqa: E402
 from dpclust_core.kmeans import (EUGkM, best_of_lloyd, cells_per_dimension, choose_k, eugkm_grid_size,  # noqa: E402
-                                 noisy_grid_synopsis, rt_validity)
+                                 noisy_grid_synopsis)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "eugkm.md"

@@ -17,9 +17,15 @@ from __future__ import annotations
 import numpy as np
 
 from dpclust_core._validation import MAX_ALLOCATION, RNGLike, check_bool, check_positive_int, check_real, check_rng
-from dpclust_core.datasets import _n_samples, _place_centers, _to_box, make_blobs_ratio
+from dpclust_core.datasets import _n_samples, _place_centers, make_blobs_ratio
 
 __all__ = ["make_blobs_ratio", "make_s1_like", "make_tiger_like"]
+
+
+def _to_box(X, low, high, r=1.0):
+    """The generators' own clip-and-scale into ``[-r, r]^d`` (kept bit for bit, so a seed gives the same data)."""
+    Xc = np.clip(X, low, high)
+    return (Xc - low) / (high - low) * (2 * r) - r
 
 
 def make_s1_like(n_samples: int = 5000, *, random_state: RNGLike = None,

@@ -28,12 +28,6 @@ def _n_samples(n_samples, minimum=1, n_features=1):
     return check_positive_int(n_samples, "n_samples", minimum=minimum, maximum=MAX_ALLOCATION // max(n_features, 1))
 
 
-def _to_box(X, low, high, r=1.0):
-    """The generators' own clip-and-scale into ``[-r, r]^d`` (kept bit for bit, so a seed gives the same data as before)."""
-    Xc = np.clip(X, low, high)
-    return (Xc - low) / (high - low) * (2 * r) - r
-
-
 def _place_centers(k, d, min_dist, rng, low=-0.8, high=0.8, max_tries=2000):
     """k centres uniform in [low, high]^d, rejection-sampled to be at least ``min_dist`` apart."""
     centers = np.empty((0, d))

@@ -38,8 +38,8 @@ from typing import Literal
 import numpy as np
 
 from . import _kernels
-from ._validation import (ArrayLike, BadTypeError, Bool, RNGLike, Int, NoneOr, Options, RandomState, Real, Rng,
-                          Data, check_data, check_n_clusters, check_options, check_real, check_rng, validate_params)
+from ._validation import (ArrayLike, BadTypeError, Bool, RNGLike, Int, NoneOr, Options, RandomState, Real, check_data,
+                          check_options, check_real, check_rng)
 from .base import CentroidMixin, Estimator
 from .kmeans.lloyd import DPLloyd, project_l1_ball
 
@@ -48,7 +48,6 @@ __all__ = [
     "ConsistentStatistics",
     "consistent_l1",
     "project_l1_ball",
-    "kmeans_best",
     "MCMCPostprocessor",
 ]
 
@@ -435,57 +434,9 @@ def _consistent(s, n, ws, wn):
 # --------------------------------------------------------------------------------------------------
 # non-private k-means on the synthetic dataset
 # --------------------------------------------------------------------------------------------------
-@validate_params(X=Data(), n_init=Int(0, 10_000), max_iter=Int(1, 10**6), tol=Real(0.0), random_state=Rng())
-def kmeans_best(X: ArrayLike, n_clusters: int, *, n_init: int = 10, extra_inits: Sequence[ArrayLike] = (),
-                random_state: RNGLike = None, max_iter: int = 300, tol: float = 1e-6) -> tuple[np.ndarray, float]:
-    """Non-private k-means: Lloyd from ``n_init`` k-means++ seeds plus each array in ``extra_inits``; the run
-    with the lowest WCSS **on X** wins. NOT private (X is a synthetic dataset here).
-
-    Parameters
-    ----------
-    X : array (n, d)
-    n_clusters : int
-        K, ``1 <= K <= n`` (X is not private here, so K is checked against its size).
-    n_init : int, default 10
-        k-means++ restarts (0..10000).
-    extra_inits : sequence of arrays (K, d)
-        Further starting centroids (e.g. the last noisy centroids).
-    random_state : None, int or numpy.random.Generator
-    max_iter : int, default 300
-        Lloyd iterations per run (1..10^6).
-    tol : float, default 1e-6
-        Stop a run when no centre moves further than this (>= 0).
-
-    Returns
-    -------
-    (ndarray (K, d), float)
-        The centres and their WCSS on X.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.repeat([[0.0, 0.0], [1.0, 1.0]], 10, axis=0)
-    >>> C, w = kmeans_best(X, 2, random_state=0)
-    >>> sorted(C.tolist()), w
-    ([[0.0, 0.0], [1.0, 1.0]], 0.0)
-    """
-    n, d = X.shape
-    K = check_n_clusters(n_clusters, n)
-    rng = random_state
-    if isinstance(extra_inits, (str, bytes)) or not hasattr(extra_inits, "__iter__"):
-        raise BadTypeError(f"extra_inits must be a sequence of (K, d) arrays, got {type(extra_inits).__name__}")
-    starts = []
-    for c in extra_inits:
-        c = check_data(c, "extra_inits", n_features=d)
-        if c.shape[0] != K:
-            raise ValueError(f"extra_inits must hold arrays with n_clusters={K} rows, got {c.shape[0]}")
-        starts.append(c)
-    if not starts and n_init == 0:
-        raise ValueError("kmeans_best needs n_init >= 1 or an extra init")
-    return _kmeans_best(X, K, n_init, starts, rng, max_iter, tol)
-
-
 def _kmeans_best(X, K, n_init, starts, rng, max_iter=300, tol=1e-6):
+    """Lloyd from each of ``starts`` and from ``n_init`` k-means++ seeds; the run of least WCSS on X wins (NOT
+    private: X is the synthetic dataset). The library's public non-private k-means is ``best_of_lloyd``."""
     seeds = itertools.chain(starts, (_kernels.kmeans_plusplus(X, K, rng) for _ in range(n_init)))
     with _kernels.single_blas_thread():
         return _kernels.best_of_lloyd(X, K, n_init, rng, max_iter=max_iter, tol=tol, inits=seeds)

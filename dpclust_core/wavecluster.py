@@ -34,9 +34,8 @@ Haar wavelet, PrivTHR_EM's ``upper`` and ``n_public``. The dataset size N is **p
 Baseline's adaptive grid sizes its grids from N, and PrivTHR_EM's default threshold domain ``(0, N/2^(d/2)]``
 needs N; both spend a share ``n_share`` of ε on a noisy count unless the caller publishes N with ``n_public``.
 
-Also here, because they need the grid geometry: the classifier of the paper's clustering-first-then-
-classification protocol (:func:`grid_classifier`, :func:`cluster_then_classify`). The metrics themselves
-(DSG_C, OCM, 2CE) are in :mod:`dpclust_core.metrics`.
+The paper's evaluation protocol (its metrics and the clustering-first-then-classification trees) is the book's
+(``dpclust_book.evaluation``).
 """
 from __future__ import annotations
 
@@ -47,11 +46,11 @@ from typing import Literal
 import numpy as np
 import pywt
 from scipy import ndimage
-from sklearn.base import ClassifierMixin, ClusterMixin
+from sklearn.base import ClusterMixin
 
-from ._validation import (ArrayLike, BadTypeError, RNGLike, Bool, BoundsSpec, Data, Epsilon,
-                          EpsilonTooSmallError, Int, Ledger, NoneOr, Options, Real, RandomState, Rng, budget_shares,
-                          check_bounds, check_data, check_int, check_rng, validate_params)
+from ._validation import (ArrayLike, BadTypeError, RNGLike, Bool, BoundsSpec, Data, Epsilon, Int, Ledger, NoneOr,
+                          Options, Real, RandomState, Rng, budget_shares, check_bounds, check_data, check_int,
+                          validate_params)
 from ._validation import NPublic
 from .accounting import PrivacyLedger
 from .base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, Estimator
@@ -70,8 +69,6 @@ __all__ = [
     "em_threshold_probabilities",
     "em_threshold",
     "adaptive_grid_synthetic",
-    "grid_classifier",
-    "cluster_then_classify",
     "WaveCluster",
     "PrivateWaveCluster",
     "METHODS",
@@ -153,16 +150,6 @@ def _check_array(a, name, *, allow_bool=False, min_ndim=1):
 def _grid_array(a, name):
     """:func:`_check_array` as floats."""
     return _check_array(a, name).astype(float)
-
-
-def _check_grid_labels(labels, name):
-    """Integer grid labels (-1 / any negative value for non-significant cells)."""
-    lab = _check_array(labels, name)
-    if lab.dtype.kind == "f":
-        if np.any(lab != np.round(lab)):
-            raise ValueError(f"{name} must hold integer labels (negative for non-significant cells)")
-        lab = lab.astype(np.int64)
-    return lab
 
 
 def _k_of(m, p):
@@ -565,89 +552,6 @@ def adaptive_grid_synthetic(X: ArrayLike, bounds: ArrayLike, epsilon: float, rng
 class _NPublic:
     def __init__(self, n_public):
         self.n_public = n_public
-
-
-# ============================================================================= the classification protocol
-def _tree_seed(random_state):
-    rng = random_state
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
-        check_rng(rng, "random_state")
-        return int(rng)
-    return int(check_rng(rng, "random_state").integers(2**31 - 1))
-
-
-def _grid_tree(lab, low, high, seed):
-    from sklearn.tree import DecisionTreeClassifier
-
-    sig = lab.ravel() >= 0
-    if not sig.any():
-        return None
-    axes = [low[i] + (np.arange(s) + 0.5) * (high[i] - low[i]) / s for i, s in enumerate(lab.shape)]
-    centers = np.column_stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")])[sig]
-    return DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(centers, lab.ravel()[sig])
-
-
-def grid_classifier(grid_labels: ArrayLike, bounds: ArrayLike,
-                    random_state: RNGLike = 0) -> ClassifierMixin | None:
-    """Train the protocol's classifier on a labelled W grid (paper §6): one sample per significant cell.
-
-    Features = the cell's centre in data coordinates, label = its cluster. scikit-learn's
-    ``DecisionTreeClassifier(criterion="entropy")`` (CART with entropy) stands in for C4.5; its seed is
-    ``random_state`` (an int, or drawn from a Generator).
-
-    Returns
-    -------
-    DecisionTreeClassifier or None
-        The fitted tree, or None if the grid has no significant cell (then every prediction is one class).
-
-    Examples
-    --------
-    >>> tree = grid_classifier([[0, -1], [-1, 1]], (0, 1))
-    >>> tree.predict([[0.1, 0.1], [0.9, 0.9]]).tolist()
-    [0, 1]
-    """
-    lab = _check_grid_labels(grid_labels, "grid_labels")
-    if lab.size > MAX_CELLS:
-        raise ValueError(f"grid_labels has more than MAX_CELLS = {MAX_CELLS} cells")
-    low, high = check_bounds(bounds, lab.ndim)
-    return _grid_tree(lab, low, high, _tree_seed(random_state))
-
-
-def cluster_then_classify(true_grid_labels: ArrayLike, private_grid_labels: ArrayLike, bounds: ArrayLike,
-                          X_test: ArrayLike, random_state: RNGLike = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The clustering-first-then-classification protocol (paper §6): predictions of clf_t and clf_p on X_test.
-
-    Both grids come from WaveCluster runs on the training part, over the same public grid; a grid with no
-    significant cell predicts the single class -1 for every test point. Training on the released labelled grid
-    is post-processing (no budget).
-
-    Returns
-    -------
-    (pred_t, pred_p) : two int arrays of shape (n_test,)
-
-    Examples
-    --------
-    >>> grid = [[0, -1], [-1, 1]]
-    >>> pt, pp = cluster_then_classify(grid, grid, (0, 1), [[0.1, 0.2], [0.8, 0.9]])
-    >>> pt.tolist(), pp.tolist()
-    ([0, 1], [0, 1])
-    """
-    a = _check_grid_labels(true_grid_labels, "true_grid_labels")
-    b = _check_grid_labels(private_grid_labels, "private_grid_labels")
-    if a.shape != b.shape:
-        raise ValueError(f"true_grid_labels and private_grid_labels must have the same shape, got {a.shape} "
-                         f"and {b.shape}")
-    if a.size > MAX_CELLS:
-        raise ValueError(f"true_grid_labels has more than MAX_CELLS = {MAX_CELLS} cells")
-    low, high = check_bounds(bounds, a.ndim)
-    X_test = check_data(X_test, "X_test", n_features=a.ndim)
-    seed = _tree_seed(random_state)
-    out = []
-    for grid in (a, b):
-        clf = _grid_tree(grid, low, high, seed)
-        out.append(np.full(X_test.shape[0], -1, dtype=np.int64) if clf is None
-                   else clf.predict(X_test).astype(np.int64))
-    return out[0], out[1]
 
 
 # ============================================================================= estimators

@@ -37,7 +37,8 @@ from dpclust_core.bounds import UnreliableBoundsError, private_bounds
 from dpclust_core.count import private_count
 from ..datasets import make_blobs_ratio
 from dpclust_core.kmeans import (DPLloyd, EUGkM, HybridKMeans, best_of_lloyd, cells_per_dimension, choose_k,
-                                 eugkm_grid_size, rt_validity, swapped_split_epsilon)
+                                 eugkm_grid_size, swapped_split_epsilon)
+from ..evaluation import rt_validity
 from dpclust_core.mechanisms import laplace_grid, laplace_mechanism, naive_laplace
 from dpclust_core.metrics import nicv
 
@@ -665,6 +666,7 @@ def svt_table(epsilon=1.0, *, n_audit=20_000, random_state=None) -> pd.DataFrame
     correctness costs)."""
     from dpclust_core import svt
 
+    from ..svt_exact import audit_variant, privacy_loss
     from .svt import counterexample
 
     rng = check_rng(random_state, "random_state")
@@ -675,10 +677,10 @@ def svt_table(epsilon=1.0, *, n_audit=20_000, random_state=None) -> pd.DataFrame
     for name, v in svt.VARIANTS.items():
         ce = counterexample(name, 10)
         args = (0.0, eps, ce["c"], ce["output"])
-        lr = svt.privacy_loss(name, ce["queries"], ce["queries_neighbour"], *args, upper=ce["upper"])
+        lr = privacy_loss(name, ce["queries"], ce["queries_neighbour"], *args, upper=ce["upper"])
         n = 200_000 if name == "roth_2011" else n_audit
-        res = svt.audit_variant(name, ce["queries"], ce["queries_neighbour"], 0.0, eps, ce["c"], n_samples=n,
-                                rng=rng)
+        res = audit_variant(name, ce["queries"], ce["queries_neighbour"], 0.0, eps, ce["c"], n_samples=n,
+                            rng=rng)
         std = {c: math.hypot(*(lambda g: (g.b_rho, g.b_nu))(svt.noise_config(name, eps, c))) for c in (1, 10)}
         rows.append({"variant": name, "source": v.source, "claimed": v.claimed,
                      "actual ε (c = 1)": v.actual_epsilon(eps, 1), "actual ε (c = 10)": v.actual_epsilon(eps, 10),

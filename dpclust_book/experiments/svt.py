@@ -30,9 +30,10 @@ from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, R
                                       check_real, check_rng)
 from dpclust_core.accounting import PrivacyLedger
 from dpclust_core.mechanisms import exponential_mechanism_top_k, laplace_noise
-from dpclust_core.svt import (VARIANTS, _charge_runs, _check_ledger_for, _check_runs, _log_cdf, _log_sf, _real_array,
-                              _simulate, audit_variant, monte_carlo_probability, noise_config, output_probability,
-                              privacy_loss)
+from dpclust_core.svt import (VARIANTS, _charge_runs, _check_ledger_for, _check_runs, _real_array, _simulate,
+                              noise_config)
+from dpclust_book.svt_exact import (_log_cdf, _log_sf, audit_variant, monte_carlo_probability, output_probability,
+                                    privacy_loss)
 
 __all__ = ["SHORT_NAMES", "variant_table", "outputs_table", "worked_example", "all_three_views", "views_table",
            "released_value_losses", "pinned_inputs", "pinned_limit", "pinned_loss", "pinned_losses", "gptt_pairs",
@@ -151,12 +152,12 @@ def released_value_losses(ells, epsilon=1.0, mc_ells=(), n_runs=300_000, rng=Non
     for ell in ells:
         ell = check_int(ell, "ells", 2)
         qd, qn, out, up = _released_inputs(ell)
-        row = {"queries": ell, "exact": svt.privacy_loss("roth_2011", qd, qn, 0.0, epsilon, 1, out, upper=up),
+        row = {"queries": ell, "exact": privacy_loss("roth_2011", qd, qn, 0.0, epsilon, 1, out, upper=up),
                "Monte Carlo": np.nan, "95% half-width": np.nan}
         if ell in mc_ells:
-            _, h1, _ = svt.monte_carlo_probability("roth_2011", qd, 0.0, epsilon, 1, out, n_runs=n_runs, rng=rng,
+            _, h1, _ = monte_carlo_probability("roth_2011", qd, 0.0, epsilon, 1, out, n_runs=n_runs, rng=rng,
                                                    upper=up)
-            _, h2, _ = svt.monte_carlo_probability("roth_2011", qn, 0.0, epsilon, 1, out, n_runs=n_runs, rng=rng,
+            _, h2, _ = monte_carlo_probability("roth_2011", qn, 0.0, epsilon, 1, out, n_runs=n_runs, rng=rng,
                                                    upper=up)
             row["Monte Carlo"] = math.log(h1 / h2)
             row["95% half-width"] = 1.96 * math.sqrt(1 / h1 + 1 / h2)
@@ -187,10 +188,10 @@ def pinned_limit(variant, epsilon, c, monotone=False) -> float:
 
 def pinned_loss(variant, m, c, epsilon=1.0, monotone=False, **params) -> float:
     """Exact ln R of ``variant`` on the pinned inputs with m pinning queries and k = c leaking ones (``params``
-    are passed to :func:`dpclust_core.svt.privacy_loss`, e.g. ``monotonic=True, ratio=1.0`` for the standard
+    are passed to :func:`dpclust_book.svt_exact.privacy_loss`, e.g. ``monotonic=True, ratio=1.0`` for the standard
     SVT)."""
     qd, qn, out = pinned_inputs(int(m), int(c), monotone)
-    return svt.privacy_loss(variant, qd, qn, 0.0, epsilon, int(c), out, **params)
+    return privacy_loss(variant, qd, qn, 0.0, epsilon, int(c), out, **params)
 
 
 def pinned_losses(ms, epsilon=1.0, cs=(1, 2, 5), variants=("lyu_su_li", "lee_clifton_2014", "chen_2015"),
@@ -212,7 +213,7 @@ def gptt_pairs(ts, epsilon=1.0) -> pd.DataFrame:
     rows = []
     for t in ts:
         t = check_int(t, "ts", 1)
-        rows.append({"pairs t": t, "exact ln R": svt.privacy_loss("gptt", np.tile([0.0, 1.0], t),
+        rows.append({"pairs t": t, "exact ln R": privacy_loss("gptt", np.tile([0.0, 1.0], t),
                                                                   np.tile([1.0, 0.0], t), 0.0, epsilon, 1,
                                                                   np.tile([0.0, 1.0], t))})
     return pd.DataFrame(rows)
@@ -317,8 +318,8 @@ def three_views(variant: str, epsilon: float = 1.0, *, n_mc: int = 400_000, n_au
                 rng: RNGLike = None, m: int = 10) -> dict:
     """The three views of the chapter on :func:`counterexample` ``(variant)`` at the claimed ``epsilon``.
 
-    The exact ln R (:func:`~dpclust_core.svt.privacy_loss`), a Monte Carlo estimate of both probabilities and of ln R
-    (``n_mc`` runs on each input), and the auditor's p-value (:func:`~dpclust_core.svt.audit_variant`).
+    The exact ln R (:func:`~dpclust_book.svt_exact.privacy_loss`), a Monte Carlo estimate of both probabilities and
+    of ln R (``n_mc`` runs on each input), and the auditor's p-value (:func:`~dpclust_book.svt_exact.audit_variant`).
 
     Parameters
     ----------

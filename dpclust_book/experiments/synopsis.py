@@ -33,7 +33,8 @@ from ..datasets import (make_adult_num_like, make_blobs_ratio, make_gowalla_like
                         make_s1_like, make_tiger_like)
 from dpclust_core.kmeans import (DPLloyd, EUGkM, GkM, HybridKMeans, MkM, PGkM, UGkM, best_of_lloyd, cells_per_dimension,
                                  choose_k, dplloyd_mse, eugkm_bias, eugkm_grid_size, eugkm_variance, hybrid_decision,
-                                 mkm_grid_size, rt_validity, ugkm_grid_size)
+                                 mkm_grid_size, ugkm_grid_size)
+from ..evaluation import rt_validity
 from dpclust_core.metrics import nicv
 
 __all__ = ["THESIS_DATASETS", "METHODS", "SYNOPSIS_METHODS", "DOCUMENTED_BOUNDS", "make_method", "blobs",

@@ -23,9 +23,9 @@ import pandas as pd
 
 from dpclust_core._validation import Int, Real, Rng, RNGLike, check_int, check_real, check_rng, validate_params
 from ..datasets import WAVECLUSTER_BOUNDS, WAVECLUSTER_PARAMS, make_ds1_like, make_ds2_like, make_ds3_like
-from dpclust_core.metrics import dsg_c, k_relative_error, ocm, two_ce
+from ..evaluation import dsg_c, grid_classifier, k_relative_error, ocm, two_ce
 from dpclust_core.wavecluster import (METHODS, PrivateWaveCluster, WaveCluster, _P, em_threshold_probabilities,
-                                      grid_classifier, haar_approx, quantize)
+                                      haar_approx, quantize)
 
 __all__ = ["NAMES", "BY_NAME", "PAPER_DS2_K", "PAPER_DS2_EPS1", "lookalikes", "summary", "k_prime_runs",
            "k_prime_table", "privqt_gap", "metrics_vs_epsilon", "metric_means", "em_upper_comparison",
@@ -134,7 +134,7 @@ def metrics_vs_epsilon(data, epsilons, *, n_runs=10, seed=0, methods=METHODS, bo
     training and a test part (:func:`fixed_split`); WaveCluster and every private
     technique run on the training part; DSG_C compares the labelled grids, OCM and 2CE the predictions on the
     test part of the two decision trees trained on them (the clustering-then-classification protocol,
-    :func:`~dpclust_core.wavecluster.cluster_then_classify`).
+    :func:`~dpclust_book.evaluation.cluster_then_classify`).
 
     Returns
     -------
@@ -166,7 +166,7 @@ def metrics_vs_epsilon(data, epsilons, *, n_runs=10, seed=0, methods=METHODS, bo
 
 def _tree_predict(grid_labels, bounds, X_test):
     """Predictions of the protocol's tree trained on a labelled grid (-1 everywhere if nothing is significant),
-    exactly as :func:`~dpclust_core.wavecluster.cluster_then_classify` makes them (tree seed 0)."""
+    exactly as :func:`~dpclust_book.evaluation.cluster_then_classify` makes them (tree seed 0)."""
     tree = grid_classifier(grid_labels, bounds, random_state=0)
     if tree is None:
         return np.full(X_test.shape[0], -1, dtype=np.int64)

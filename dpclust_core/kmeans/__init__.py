@@ -10,4 +10,4 @@ from .grid import (EUGkM, MkM, UGkM, cells_per_dimension, eugkm_bias, eugkm_grid
 from .hybrid import HYBRID_WEIGHTS, HybridKMeans, hybrid_decision, hybrid_mse
 from .sample_aggregate import GkM, PGkM, pgkm_rounds
 from .lsh_coreset import LSHCoresetKMeans
-from .choose_k import ChooseKResult, choose_k, k_cap, rt_validity, synopsis_rt_validity
+from .choose_k import ChooseKResult, choose_k, k_cap, synopsis_rt_validity

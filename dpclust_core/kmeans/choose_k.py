@@ -36,7 +36,7 @@ from ..mechanisms import laplace_grid, laplace_noise
 from . import synopsis as engine
 from .synopsis import DEFAULT_MAX_CELLS, DEFAULT_REFINE_ITER, DEFAULT_SCREEN_CELLS, MAX_K, GridSynopsis
 
-__all__ = ["rt_validity", "synopsis_rt_validity", "k_cap", "choose_k", "ChooseKResult"]
+__all__ = ["synopsis_rt_validity", "k_cap", "choose_k", "ChooseKResult"]
 
 _MAX_CANDIDATES = 1000
 
@@ -47,34 +47,6 @@ def _min_pair_sq(C):
         return np.inf
     cd = _kernels.sq_distances(C, C)
     return float(cd[np.triu_indices(C.shape[0], 1)].min())
-
-
-def rt_validity(X: ArrayLike, centers: ArrayLike) -> float:
-    """Ray–Turi validity ``intra / inter`` on data ``X``: NICV over the smallest squared centroid distance.
-
-    Not private (it reads X); the book uses it for the non-private row of the k tables.
-
-    Parameters
-    ----------
-    X : array (N, d)
-    centers : array (k, d)
-
-    Returns
-    -------
-    float
-        ``inf`` for k = 1 or two coinciding centroids.
-
-    Examples
-    --------
-    >>> round(rt_validity([[0.0], [0.1], [1.0], [1.1]], [[0.05], [1.05]]), 6)
-    0.0025
-    """
-    X = check_data(X, "X")
-    C = check_data(centers, "centers", n_features=X.shape[1], features_of="X")
-    inter = _min_pair_sq(C)
-    if not inter > 0:
-        return float("inf")
-    return float(_kernels.min_sq_distances(X, C).mean() / inter)
 
 
 def synopsis_rt_validity(synopsis: GridSynopsis, centers: ArrayLike) -> float:

@@ -10,9 +10,9 @@ import pytest  # noqa: E402
 from dpclust_book.datasets import make_ds2_like  # noqa: E402
 from dpclust_book.experiments import wavecluster as ex  # noqa: E402
 from dpclust_book.experiments.wavecluster import fixed_split  # noqa: E402
-from dpclust_core.metrics import dsg_c, ocm, two_ce  # noqa: E402
+from dpclust_book.evaluation import cluster_then_classify, dsg_c, ocm, two_ce  # noqa: E402
 from dpclust_book.plots import wavecluster as viz  # noqa: E402
-from dpclust_core.wavecluster import PrivateWaveCluster, WaveCluster, cluster_then_classify  # noqa: E402
+from dpclust_core.wavecluster import PrivateWaveCluster, WaveCluster  # noqa: E402
 from dpclust_book.plots._layout import NARROW, smallest_text_px  # noqa: E402
 
 

@@ -12,7 +12,7 @@ from dpclust_core import _kernels
 from dpclust_core.kmeans.lloyd import DPLloyd
 from dpclust_core.mechanisms import laplace_grid
 from dpclust_core.metrics import wcss
-from dpclust_core.postprocess import MCMCPostprocessor, Transcript, consistent_l1, kmeans_best
+from dpclust_core.postprocess import MCMCPostprocessor, Transcript, _kmeans_best, consistent_l1
 
 # the transcript's likelihood and the L1 bound serve the book's chapter; they check the sampler's target here
 from dpclust_book.experiments.mcmc import (l1_consistency_lower_bound, l1_consistency_objective,
@@ -418,28 +418,17 @@ def test_sweeps_and_public_size(lk_run):
     assert 0 < pp.coverage_ <= 1
 
 
-def test_kmeans_best_finds_separated_blobs():
+def test_final_kmeans_finds_separated_blobs():
+    """The non-private k-means the postprocessor runs on its best synthetic dataset."""
     X, y, centers = make_s1_like(3000, random_state=9, return_centers=True)
     # one k-means++ + Lloyd run reaches the optimum on these 15 blobs about 23% of the time (measured over
     # 100 seeds): 30 restarts miss it with probability 0.77^30 < 0.1% (10 restarts: 7%)
-    C, w = kmeans_best(X, 15, n_init=30, random_state=0)
+    C, w = _kmeans_best(X, 15, 30, [], np.random.default_rng(0))
     assert w == pytest.approx(wcss(X, C))
     assert w <= wcss(X, centers) * 1.05
-    # an extra init is one of the starts: from the true centres Lloyd stays put
-    C2, w2 = kmeans_best(X, 15, n_init=0, extra_inits=[centers])
+    # an extra start is one of the runs: from the true centres Lloyd stays put
+    C2, w2 = _kmeans_best(X, 15, 0, [centers], np.random.default_rng(0))
     assert w2 <= wcss(X, centers) * 1.0001
-
-
-def test_kmeans_best_refuses_bad_input():
-    X = np.zeros((10, 2))
-    with pytest.raises(ValueError, match="n_clusters"):
-        kmeans_best(X, 11)                                  # a non-private helper: k is checked against N
-    with pytest.raises(ValueError, match="extra_inits"):
-        kmeans_best(X, 2, extra_inits=[np.zeros((3, 2))])
-    with pytest.raises(ValueError, match="n_init"):
-        kmeans_best(X, 2, n_init=0)
-    with pytest.raises(ValueError, match="X"):
-        kmeans_best(np.full((10, 2), np.nan), 2)
 
 
 def test_sampler_state_lives_in_arrays_not_python_lists(lk_run):

@@ -55,8 +55,8 @@ NOT_RELEASES = {
     "gx.compare_methods": "an experiment loop reporting errors against the truth",
     "gx.separation_success_rate": "an experiment loop reporting success rates against the truth",
     "gx.separation_sample_complexity": "an experiment loop reporting sample complexities",
-    "svt.monte_carlo_probability": "a Monte Carlo estimate of an output probability on given queries",
-    "svt.audit_variant": "an audit of a variant on given queries", "svt_ex.three_views": "an analysis figure",
+    "svt_exact.monte_carlo_probability": "a Monte Carlo estimate of an output probability on given queries",
+    "svt_exact.audit_variant": "an audit of a variant on given queries", "svt_ex.three_views": "an analysis figure",
     "audit.audit": "the auditor", "audit.fisher_thinned_pvalue": "a statistical test",
 }
 

@@ -40,6 +40,8 @@ MODULES = [
     "dpclust_core.ktuple",
     "dpclust_core.gmm",
     "dpclust_core.svt",
+    "dpclust_book.svt_exact",
+    "dpclust_book.evaluation",
 ]
 
 #: The chapter helpers that moved from the library into the book's experiments, still under the contract (the rest

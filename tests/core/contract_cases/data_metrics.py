@@ -1,8 +1,9 @@
 """Cases for the data generators (dpclust_core.datasets, dpclust_book.datasets), the public-box scaling
-(dpclust_core.preprocessing) and dpclust_core.metrics."""
+(dpclust_core.preprocessing), dpclust_core.metrics and the WaveCluster paper's metrics (dpclust_book.evaluation)."""
 import numpy as np
 
 import dpclust_book.datasets as data
+from dpclust_book import evaluation
 from dpclust_book.experiments import wavecluster as wx
 from dpclust_core import metrics, preprocessing
 
@@ -22,15 +23,15 @@ FUNCTIONS = [
     FunctionCase("squared_distances", metrics.squared_distances, dict(X=_X, centers=_C),
                  dict(X="data_d", centers="data_d")),
     FunctionCase("assign", metrics.assign, dict(X=_X, centers=_C), dict(X="data_d", centers="data_d")),
-    FunctionCase("dsg_c", metrics.dsg_c, dict(true_grid_labels=_GRID, private_grid_labels=_GRID),
+    FunctionCase("dsg_c", evaluation.dsg_c, dict(true_grid_labels=_GRID, private_grid_labels=_GRID),
                  dict(true_grid_labels="classes", private_grid_labels="classes")),
-    FunctionCase("ocm", metrics.ocm, dict(pred_t=_PRED, pred_p=_PRED), dict(pred_t="classes", pred_p="classes")),
-    FunctionCase("two_ce", metrics.two_ce, dict(pred_t=_PRED, pred_p=_PRED), dict(pred_t="classes", pred_p="classes")),
-    FunctionCase("rand_index", metrics.rand_index, dict(pred_t=_PRED, pred_p=_PRED),
+    FunctionCase("ocm", evaluation.ocm, dict(pred_t=_PRED, pred_p=_PRED), dict(pred_t="classes", pred_p="classes")),
+    FunctionCase("two_ce", evaluation.two_ce, dict(pred_t=_PRED, pred_p=_PRED), dict(pred_t="classes", pred_p="classes")),
+    FunctionCase("rand_index", evaluation.rand_index, dict(pred_t=_PRED, pred_p=_PRED),
                  dict(pred_t="classes", pred_p="classes")),
-    FunctionCase("f_measure", metrics.f_measure, dict(true_labels=_PRED, labels=_PRED),
+    FunctionCase("f_measure", evaluation.f_measure, dict(true_labels=_PRED, labels=_PRED),
                  dict(true_labels="classes", labels="classes")),
-    FunctionCase("k_relative_error", metrics.k_relative_error, dict(k_prime=141.0, k=144),
+    FunctionCase("k_relative_error", evaluation.k_relative_error, dict(k_prime=141.0, k=144),
                  dict(k_prime="values", k="positive_real")),
     FunctionCase("fixed_split", wx.fixed_split, dict(n_samples=100, test_fraction=0.1, random_state=0),
                  dict(n_samples="positive_int", test_fraction="probability", random_state="random_state")),

@@ -8,6 +8,7 @@ import importlib
 
 import numpy as np
 
+from dpclust_book import evaluation
 from dpclust_core.kmeans import grid, hybrid
 from dpclust_core.kmeans import sample_aggregate as sa
 
@@ -110,7 +111,7 @@ FUNCTIONS = [
                  dict(values="values", epsilon="epsilon", sensitivity="positive_real", rng="random_state",
                       ledger="ledger")),
     # choose_k.py
-    FunctionCase("rt_validity", ck.rt_validity, dict(X=_X, centers=np.array([[-0.5, 0.0], [0.5, 0.0]])),
+    FunctionCase("rt_validity", evaluation.rt_validity, dict(X=_X, centers=np.array([[-0.5, 0.0], [0.5, 0.0]])),
                  dict(X="data", centers="data")),
     FunctionCase("synopsis_rt_validity", ck.synopsis_rt_validity,
                  dict(synopsis=_SYN, centers=np.array([[-0.5, 0.0], [0.5, 0.0]])), dict(centers="data")),

@@ -4,6 +4,7 @@ import numpy as np
 
 from dpclust_core import PrivacyLedger, audit, mechanisms, svt
 from dpclust_core.audit import epsilon_lower_bound, fisher_thinned_pvalue
+from dpclust_book import svt_exact
 from dpclust_book.experiments import svt as svt_ex
 
 from . import FunctionCase
@@ -43,31 +44,31 @@ FUNCTIONS = [
                  dict(fraction=0.3, epsilon=1.0, c=3, sensitivity=1.0),
                  dict(fraction="probability_vec", epsilon="epsilon", c="positive_int", sensitivity="positive_real",
                       monotonic="flag")),
-    FunctionCase("svt.output_probability", svt.output_probability,
+    FunctionCase("svt_exact.output_probability", svt_exact.output_probability,
                  dict(variant="roth_2011", queries=Q2, threshold=0.0, epsilon=1.0, c=1, output=np.array([0.0, 1.0]),
                       upper=np.array([np.inf, 0.0])),
                  dict(queries="values", threshold="values", epsilon="epsilon", c="positive_int", upper="values_inf_ok",
                       sensitivity="positive_real")),
-    FunctionCase("svt.privacy_loss", svt.privacy_loss,
+    FunctionCase("svt_exact.privacy_loss", svt_exact.privacy_loss,
                  dict(variant="lee_clifton_2014", queries=Q2, queries_neighbour=Q2N, threshold=0.0, epsilon=1.0, c=1,
                       output=np.array([0.0, 1.0])),
                  dict(queries="values", queries_neighbour="values", threshold="values", epsilon="epsilon",
                       c="positive_int")),
-    FunctionCase("svt.monte_carlo_probability", svt.monte_carlo_probability,
+    FunctionCase("svt_exact.monte_carlo_probability", svt_exact.monte_carlo_probability,
                  dict(variant="lyu_su_li", queries=Q2, threshold=0.0, epsilon=1.0, c=1, output=np.array([0.0, 1.0]),
                       n_runs=100, rng=0),
                  dict(queries="values", threshold="values", epsilon="epsilon", c="positive_int", n_runs="size",
                       rng="random_state", sensitivity="positive_real", chunk="size")),
-    FunctionCase("svt.matches_output", svt.matches_output,
+    FunctionCase("svt_exact.matches_output", svt_exact.matches_output,
                  dict(outputs=np.array([[0.0, 1.0], [1.0, np.nan]]), output=np.array([0.0, 1.0]),
                       upper=np.array([np.inf, 2.0])),
                  dict(upper="values_inf_ok")),
-    FunctionCase("svt.audit_variant", svt.audit_variant,
+    FunctionCase("svt_exact.audit_variant", svt_exact.audit_variant,
                  dict(variant="stoddard_2014", queries=Q2, queries_neighbour=Q2N, threshold=0.0, epsilon=1.0, c=1,
                       n_samples=500, rng=0),
                  dict(queries="values", queries_neighbour="values", threshold="values", epsilon="epsilon",
                       c="positive_int", n_samples="size", rng="random_state", sensitivity="positive_real")),
-    FunctionCase("svt.decode_event", svt.decode_event, dict(codes=np.array([5, 7]), m=2),
+    FunctionCase("svt_exact.decode_event", svt_exact.decode_event, dict(codes=np.array([5, 7]), m=2),
                  dict(codes="values", m="size")),
     FunctionCase("svt_ex.counterexample", svt_ex.counterexample, dict(variant="chen_2015", m=3), dict(m="size")),
     FunctionCase("svt_ex.three_views", svt_ex.three_views,

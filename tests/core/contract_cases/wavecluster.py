@@ -5,6 +5,7 @@ WaveCluster is a density method: it has no centres, but ``predict`` labels any p
 """
 import numpy as np
 
+from dpclust_book import evaluation
 from dpclust_book.experiments import wavecluster as wx
 from dpclust_core import wavecluster as wc
 
@@ -79,9 +80,9 @@ FUNCTIONS = [
                       n_public="positive_int")),
     FunctionCase("privqt_bias", wx.privqt_bias, dict(n_zero=241, p=10.0, theta=0.0),
                  dict(n_zero="nonneg_real", p="nonneg_real", theta="nonneg_real")),
-    FunctionCase("grid_classifier", wc.grid_classifier, dict(grid_labels=_GRID, bounds=BOUNDS, random_state=0),
+    FunctionCase("grid_classifier", evaluation.grid_classifier, dict(grid_labels=_GRID, bounds=BOUNDS, random_state=0),
                  dict(grid_labels="grid_labels", bounds="bounds", random_state="random_state")),
-    FunctionCase("cluster_then_classify", wc.cluster_then_classify,
+    FunctionCase("cluster_then_classify", evaluation.cluster_then_classify,
                  dict(true_grid_labels=_GRID, private_grid_labels=_GRID, bounds=BOUNDS, X_test=_X[:20],
                       random_state=0),
                  dict(true_grid_labels="classes", private_grid_labels="classes", bounds="bounds", X_test="data_d",
