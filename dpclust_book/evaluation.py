@@ -11,7 +11,7 @@ with these. None of these functions releases anything: they compare two outputs,
 * the clustering-first-then-classification protocol (§6.2): :func:`grid_classifier` trains a tree on a labelled
   grid, :func:`cluster_then_classify` predicts test points with the trees of both grids, and :func:`ocm`,
   :func:`two_ce` (= 1 − :func:`rand_index`) score the agreement of the two predictions;
-* :func:`f_measure` (its Fig. 7) and :func:`k_relative_error` (the error of the number of significant cells, §7.2).
+* :func:`~dpclust_core.metrics.f_measure` (its Fig. 7, in the library's metrics) and :func:`k_relative_error` (the error of the number of significant cells, §7.2).
 
 Every function validates its input and raises a ``ValueError``/``TypeError`` naming the argument (NaN, inf,
 strings, wrong shapes); none returns NaN for NaN input.
@@ -23,35 +23,16 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.base import ClassifierMixin
 
 from dpclust_core import _kernels
-from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, BadTypeError, Real, RNGLike, check_bounds,
-                                      check_data, check_rng, validate_params)
+from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, Real, RNGLike, check_bounds, check_data,
+                                      check_labels, check_rng, validate_params)
+from dpclust_core.metrics import f_measure
 from dpclust_core.wavecluster import MAX_CELLS
 
-__all__ = ["dsg_c", "ocm", "two_ce", "rand_index", "f_measure", "k_relative_error", "grid_classifier",
+__all__ = ["dsg_c", "ocm", "two_ce", "rand_index", "k_relative_error", "grid_classifier",
            "cluster_then_classify", "rt_validity"]
 
 
-def _labels(a, name, *, integer=False):
-    """A non-empty array of finite real labels (strings, objects, complex numbers and NaN refused); with
-    ``integer``, whole numbers only (returned as int64)."""
-    if isinstance(a, (str, bytes)):
-        raise BadTypeError(f"{name} must be an array of labels (numbers), got a string")
-    try:
-        raw = np.asarray(a)
-    except Exception as exc:  # ragged lists and the like
-        raise ValueError(f"{name} must be a numeric array of labels: {exc}") from None
-    if raw.dtype.kind not in "iuf":
-        raise BadTypeError(f"{name} must hold numeric labels, got dtype {raw.dtype}")
-    if raw.ndim == 0 or raw.size == 0:
-        raise ValueError(f"{name} must be a non-empty array of labels, got shape {raw.shape}")
-    if raw.dtype.kind == "f":
-        if not np.all(np.isfinite(raw)):
-            raise ValueError(f"{name} contains NaN or infinite values")
-        if integer:
-            if np.any(raw != np.round(raw)):
-                raise ValueError(f"{name} must hold integer labels, got a fractional value")
-            raw = raw.astype(np.int64)
-    return raw
+_labels = check_labels  # the label checks of dpclust_core.metrics.f_measure
 
 
 def _grid_clusters(lab):
@@ -174,39 +155,6 @@ def two_ce(pred_t: ArrayLike, pred_p: ArrayLike) -> float:
     return 1.0 - rand_index(pred_t, pred_p)
 
 
-def f_measure(true_labels: ArrayLike, labels: ArrayLike) -> float:
-    """The clustering F-measure of the WaveCluster paper's Fig. 7: each true cluster matched with its best cluster.
-
-    ``F = Σ_i (|T_i| / Σ_i |T_i|) · max_j 2 |T_i ∩ P_j| / (|T_i| + |P_j|)`` over the true clusters ``T_i`` and the
-    found clusters ``P_j`` of the same points; a label of -1 (or any negative label) puts a point in no cluster.
-    The paper does not print its formula; this is the standard set-matching F-measure (Larsen & Aone 1999).
-    It rewards a found cluster that covers a true one even when other found clusters split the rest, which is why
-    it can stay high while the number of clusters is far off.
-
-    Examples
-    --------
-    >>> f_measure([0, 0, 1, 1], [5, 5, 7, 7]), round(f_measure([0, 0, 1, 1], [0, 0, 0, 0]), 4)
-    (1.0, 0.6667)
-    """
-    t = _labels(true_labels, "true_labels", integer=True).ravel()
-    p = _labels(labels, "labels", integer=True).ravel()
-    if t.shape != p.shape:
-        raise ValueError(f"true_labels and labels must have the same length, got {t.size} and {p.size}")
-    in_t, in_p = t >= 0, p >= 0
-    if not in_t.any():
-        raise ValueError("true_labels puts no point in a cluster (every label is negative)")
-    if not in_p.any():
-        return 0.0
-    _, ti = np.unique(t[in_t], return_inverse=True)
-    _, pi = np.unique(p[in_p], return_inverse=True)
-    if (ti.max() + 1) * (pi.max() + 1) > MAX_ALLOCATION // 8:
-        raise ValueError("true_labels/labels: too many clusters for the table of intersections")
-    both_t, both_p = in_p[in_t], in_t[in_p]  # points in a cluster of both labellings, in the same order
-    inter = np.zeros((ti.max() + 1, pi.max() + 1))
-    np.add.at(inter, (ti[both_t], pi[both_p]), 1)  # |T_i ∩ P_j|
-    size_t, size_p = np.bincount(ti), np.bincount(pi)
-    f1 = 2.0 * inter / (size_t[:, None] + size_p[None, :])
-    return float(size_t @ f1.max(axis=1) / size_t.sum())
 
 
 @validate_params(k=Real(0.0, low_open=True))

@@ -45,6 +45,7 @@ __all__ = [
     "check_bool",
     "check_options",
     "check_data",
+    "check_labels",
     "check_bounds",
     "check_n_clusters",
     "check_ledger",
@@ -684,3 +685,25 @@ def validate_params(**specs):
         return checked
 
     return decorate
+
+def check_labels(a, name, *, integer=False):
+    """A non-empty array of finite real labels (strings, objects, complex numbers and NaN refused); with
+    ``integer``, whole numbers only (returned as int64)."""
+    if isinstance(a, (str, bytes)):
+        raise BadTypeError(f"{name} must be an array of labels (numbers), got a string")
+    try:
+        raw = np.asarray(a)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} must be a numeric array of labels: {exc}") from None
+    if raw.dtype.kind not in "iuf":
+        raise BadTypeError(f"{name} must hold numeric labels, got dtype {raw.dtype}")
+    if raw.ndim == 0 or raw.size == 0:
+        raise ValueError(f"{name} must be a non-empty array of labels, got shape {raw.shape}")
+    if raw.dtype.kind == "f":
+        if not np.all(np.isfinite(raw)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        if integer:
+            if np.any(raw != np.round(raw)):
+                raise ValueError(f"{name} must hold integer labels, got a fractional value")
+            raw = raw.astype(np.int64)
+    return raw

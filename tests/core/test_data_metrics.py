@@ -317,7 +317,7 @@ def test_dplloyd_mse_refuses_an_epsilon_whose_model_overflows():
 def test_f_measure_matches_its_definition_by_brute_force():
     """Eq. (wc-fmeasure) computed pair by pair over the clusters equals the vectorised metric, with -1 (no
     cluster) on both sides; a perfect relabelling scores 1, nothing found scores 0."""
-    from dpclust_book.evaluation import f_measure
+    from dpclust_core.metrics import f_measure
     rng = np.random.default_rng(7)
     for _ in range(20):
         t, p = rng.integers(-1, 4, size=300), rng.integers(-1, 6, size=300)

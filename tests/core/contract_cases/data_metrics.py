@@ -29,7 +29,7 @@ FUNCTIONS = [
     FunctionCase("two_ce", evaluation.two_ce, dict(pred_t=_PRED, pred_p=_PRED), dict(pred_t="classes", pred_p="classes")),
     FunctionCase("rand_index", evaluation.rand_index, dict(pred_t=_PRED, pred_p=_PRED),
                  dict(pred_t="classes", pred_p="classes")),
-    FunctionCase("f_measure", evaluation.f_measure, dict(true_labels=_PRED, labels=_PRED),
+    FunctionCase("f_measure", metrics.f_measure, dict(true_labels=_PRED, labels=_PRED),
                  dict(true_labels="classes", labels="classes")),
     FunctionCase("k_relative_error", evaluation.k_relative_error, dict(k_prime=141.0, k=144),
                  dict(k_prime="values", k="positive_real")),
