@@ -248,15 +248,12 @@ class PrivateMinMaxScaler(_PrivateScaler):
     totals ``epsilon`` — less only when a refusal stopped the fit early or the public range was kept: only what
     was spent is recorded.
 
-    **Measured** (:func:`make_private_pipeline`: this scaler at 30 % with no public range, then
-    :class:`~dpclust_core.kmeans.LSHCoresetKMeans`, total ε = 1, δ = 1e-6, 5 seeds; WCSS of the centres on the
-    raw data over that of the best of 10 non-private k-means++ runs, median and range): on 21,699 baseball
-    seasons × 16 count statistics (k = 16) 1.18 (1.09–1.31) with ``common_scale=True``, 1.51 (1.36–1.74) with
-    every column stretched, against 1.05 for the estimator alone on the exact (leaky) min/max box; on 20,186 ×
-    9 health-care records (k = 8) 1.03 against 1.81 stretched; on 53,940 diamonds × 7 (k = 5) 1.36
-    (1.09–1.68) against 2.33. Stretching alone, with the exact boxes and no noise, made non-private k-means++
-    1.22, 1.63 and 1.09 times worse on these three sets. Where a few extreme records dominate the cost (the
-    diamonds' prices), the private box, which holds about 97 % of a column, clips them.
+    **Measured** (:func:`make_private_pipeline`, this scaler at 30 % with no public range, then
+    :class:`~dpclust_core.kmeans.LSHCoresetKMeans`, ε = 1, δ = 1e-6, 5 seeds; WCSS on the raw data over that of
+    the best of 10 k-means++ runs, median and range): on 21,699 baseball seasons × 16 counts (k = 16) 1.18
+    (1.09–1.31) with ``common_scale=True``, 1.51 (1.36–1.74) stretched, 1.05 for the estimator alone on the
+    exact (leaky) min/max box; on 53,940 diamonds × 7 (k = 5) 1.36 (1.09–1.68), 2.33 stretched: the private box
+    holds about 97 % of a column and clips the few extreme prices that dominate the cost.
 
     Parameters
     ----------
@@ -270,13 +267,9 @@ class PrivateMinMaxScaler(_PrivateScaler):
         The coverage target per tail, in (0.5, 1).
     common_scale : bool, default False
         False: every column's box is stretched onto ``feature_range`` (scikit-learn's MinMaxScaler). True: one
-        factor for all columns, ``(b - a) / max_j (data_max_j - data_min_j)``, and every column's box centred in
-        ``feature_range``: the widest box fills it, the others are narrower intervals inside it. The map is then
-        a translation and a uniform scaling, so distances keep their ratios and a k-means cost in the scaled
-        units is the cost in the original units times ``scale_^2``: use it in front of a clustering estimator
-        whose centres are judged in the original units. A value outside a narrow column's box is then not
-        clipped by a next step with ``bounds=feature_range`` until it leaves ``feature_range`` (post-processing;
-        the next step's sensitivity is that of ``feature_range``).
+        factor ``(b - a) / max_j (data_max_j - data_min_j)`` for all columns, every box centred in
+        ``feature_range``: a translation and a uniform scaling, so a k-means cost in the scaled units is the cost
+        in the original units times ``scale_^2`` (use it before a clustering estimator judged in those units).
     clip : bool, default False
         Clip the scaled values to ``feature_range`` (the package's estimators clip onto their public box anyway).
     on_unreliable : {"raise", "flag"}, default "raise"
@@ -373,13 +366,15 @@ class PrivateMinMaxScaler(_PrivateScaler):
     @property
     def min_(self) -> np.ndarray:
         a, b = self._fr()
+        if not self.common_scale:
+            return a - self.data_min_ * self.scale_
         return 0.5 * (a + b) - 0.5 * (self.data_min_ + self.data_max_) * self.scale_
 
     def _fr(self):
         return getattr(self, "_feature_range", None) or _FeatureRange()(self.feature_range, "feature_range")
 
     def _shift(self):
-        return -self.min_ / self.scale_
+        return -self.min_ / self.scale_ if self.common_scale else self.data_min_ - self._fr()[0] / self.scale_
 
     def _factor(self):
         return self.scale_
@@ -539,10 +534,8 @@ class PrivateStandardScaler(_PrivateScaler):
 
 
 class _ScaledBoxPipeline(Pipeline):
-    """A :class:`~sklearn.pipeline.Pipeline` whose last step is given, at every fit, the box of the fitted
-    first step (a :class:`PrivateMinMaxScaler`) in the scaled units as its ``bounds``: post-processing of the
-    scaler's release, so the estimator's noise and grids cover where the scaled data are, not the whole
-    ``feature_range``."""
+    """A Pipeline whose last step gets, at every fit, the fitted scaler's box in scaled units as ``bounds``
+    (post-processing of the scaler's release)."""
 
     def _fit(self, *args, **kwargs):
         Xt = super()._fit(*args, **kwargs)
@@ -566,16 +559,12 @@ def make_private_pipeline(estimator: type[DPEstimator] | DPEstimator, epsilon: f
     steps charge that ledger before reading the data, so a refit, a ``clone`` of the pipeline or a
     model-selection loop over it spends from the one budget and is refused when it is used up.
 
-    **Why one scale.** The centres are mapped back and judged in the original units, and k-means minimises the
-    squared distances of the units it is given. Stretching every column's private box onto ``feature_range``
-    changes that distance — a narrow column, or one whose private box is narrow, weighs as much as the widest —
-    and the estimator then minimises a different cost. Exact min-max scaling column by column already made
-    non-private k-means++ 1.22 times worse in the original units on the 21,699 × 16 baseball statistics (13.8
-    times on the 58,788 × 21 movies, where the columns span 1 to 157,608); the private boxes, whose widths are
-    noisy, make it worse. One factor for all columns is a translation and a uniform scaling, which leaves the
-    cost's minimisers where they were. Estimators that rescale their box dimension by dimension inside (the grid
-    synopses, DPLloyd) find the same centres either way; those that work with distances in their box
-    (:class:`~dpclust_core.kmeans.LSHCoresetKMeans`) gain.
+    **Why one scale.** k-means minimises the squared distances of the units it is given, and the centres are
+    judged in the original units. Stretching each column's (noisy) private box onto ``feature_range`` changes
+    the distance: exact min-max scaling column by column made non-private k-means++ 1.22 times worse in the
+    original units on 21,699 × 16 baseball statistics. One factor for all columns leaves the minimisers where
+    they were. Estimators that rescale their box per dimension inside (the grid synopses, DPLloyd) find the
+    same centres either way; :class:`~dpclust_core.kmeans.LSHCoresetKMeans` gains.
 
     Parameters
     ----------
@@ -594,11 +583,8 @@ def make_private_pipeline(estimator: type[DPEstimator] | DPEstimator, epsilon: f
     feature_range : (float, float), default (-1, 1)
         The scaled box, the estimator's ``bounds``.
     common_scale : bool, default True
-        One scale factor for every column (see :class:`PrivateMinMaxScaler`): the scaler then only moves and
-        shrinks the data as a whole, so the estimator minimises the k-means cost of the original units. False
-        stretches every column's box onto ``feature_range`` (as scikit-learn's MinMaxScaler does), which
-        changes the distance the clusters are found with: the columns with narrow boxes weigh more than in
-        the original units.
+        One scale factor for every column (see :class:`PrivateMinMaxScaler`); False stretches every column's
+        box onto ``feature_range``.
     ledger : PrivacyLedger, optional
         The shared ledger; by default a new one with budget ``(epsilon, delta)``, available as
         ``pipeline[0].ledger``.
@@ -654,7 +640,6 @@ def make_private_pipeline(estimator: type[DPEstimator] | DPEstimator, epsilon: f
         seeds = [int(s) for s in check_rng(random_state, "random_state").integers(0, 2**63 - 1, size=2)]
         params["random_state"] = seeds[1]
     est = estimator(**estimator_params, **params) if is_class else clone(estimator).set_params(**params)
-    scaler = PrivateMinMaxScaler(eps_scaler, bounds=bounds, feature_range=fr,
-                                 common_scale=common, random_state=seeds[0],
-                                 ledger=ledger)
+    scaler = PrivateMinMaxScaler(eps_scaler, bounds=bounds, feature_range=fr, common_scale=common,
+                                 random_state=seeds[0], ledger=ledger)
     return (_ScaledBoxPipeline if common else Pipeline)([("scaler", scaler), ("estimator", est)])
