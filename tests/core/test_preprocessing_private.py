@@ -84,7 +84,13 @@ def test_make_private_pipeline_splits_the_total_budget():
     L = pipe[0].ledger
     assert L is pipe[-1].ledger and L.budget_epsilon == 1.0
     assert abs(L.epsilon - 1.0) < EPS_TOL and abs(L.delta - 1e-6) < EPS_TOL
-    assert pipe[-1].get_params()["bounds"] == (-1.0, 1.0)
+    # one scale for all columns (the default): the estimator is fitted on the scaler's box in scaled units
+    low, high = pipe[-1].get_params()["bounds"]
+    assert np.array_equal(low, pipe[0].transformed_bounds_[0]) and np.array_equal(high, pipe[0].transformed_bounds_[1])
+    assert np.all(low >= -1.0) and np.all(high <= 1.0) and np.isclose(np.max(high - low), 2.0)
+    per_col = make_private_pipeline(LSHCoresetKMeans, 1.0, delta=1e-6, n_clusters=4, common_scale=False,
+                                    random_state=3).fit(X)
+    assert per_col[-1].get_params()["bounds"] == (-1.0, 1.0)
     inst = make_private_pipeline(EUGkM(3, 5.0, bounds=(0, 1)), 2.0, scaler_share=0.2, bounds=(0, 2000),
                                  random_state=0).fit(X)
     assert inst[0].refined_ and inst[-1].get_params()["n_clusters"] == 3
