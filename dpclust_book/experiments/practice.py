@@ -49,7 +49,7 @@ def _table(df, fmt=None, **kwargs):
 
     return table(df, fmt, **kwargs)
 
-__all__ = ["PLAN", "K_RANGE", "LOG2_RANGE", "load_airports", "box_table", "bounds_coverage", "bounds_table",
+__all__ = ["load_planner_measurements", "PLAN", "K_RANGE", "LOG2_RANGE", "load_airports", "box_table", "bounds_coverage", "bounds_table",
            "diagnostics_table", "advice_text", "run_pipeline", "pipeline_runs", "runs_table", "choose_k_table", "ledger_by_step",
            "nonprivate_reference", "planner_models", "planner_measurements", "membership_attack",
            "posterior_table", "epsilon_meaning", "meaning_table", "n_public_effect", "recommend_table",
@@ -353,6 +353,17 @@ def planner_measurements(ns=(1000, 3376, 10000), ks=(3, 5, 8), epsilons=(0.1, 0.
                     rows.append({"n": n, "k": k, "d": d, "epsilon": eps, "method": name,
                                  "excess": max(float(np.mean(vals)) - base, 0.0), "baseline": base})
     return pd.DataFrame(rows)
+
+
+PLANNER_FILE = "planner_measurements.csv"
+
+
+def load_planner_measurements() -> pd.DataFrame:
+    """The measurements of :func:`planner_measurements` for d = 2, 4 and 8 (648 fits, a minute or two), as stored
+    with the book so that the chapter opens fast; ``python benchmarks/bench_planner.py`` measures them again."""
+    from importlib.resources import files
+
+    return pd.read_csv(files("dpclust_book") / "data" / PLANNER_FILE)
 
 
 # ============================================================================================ what ε means
