@@ -30,8 +30,8 @@ sensitivity is the radius of the whole domain. Four published devices fix that, 
   (Su et al.; :class:`~dpclust_core.kmeans.HybridKMeans`), here with a synopsis that works in high dimension.
 
 Measured with delta = 1e-6 and N private (``benchmarks/results/sota.md``): 1.04 times the best of ten
-non-private k-means++ runs on the Google-style mixture (10^5 x 100, k = 64) at epsilon = 0.5, 1.06 on UCI
-Letter (k = 26) and 1.12 on UCI Segment (k = 7) at epsilon = 1.
+non-private k-means++ runs on the Google-style mixture (10^5 x 100, k = 64) at epsilon = 0.5, 1.05 on UCI
+Letter (k = 26), 1.10 on UCI Segment (k = 7) and 1.54 on UCI Yeast (k = 10) at epsilon = 1.
 
 **The algorithm.** Chang et al. state their algorithm for the local model; the central form has no numbered
 equations there, so the equations are numbered here.
