@@ -33,7 +33,7 @@ from ..base import N_PUBLIC_DOC, N_SHARE_DOC, DPEstimator, ScaledCentroidMixin
 from .error_models import RHO, dplloyd_mse
 from . import synopsis as syn
 from .grid import eugkm_bias, eugkm_variance
-from .synopsis import DEFAULT_MAX_CELLS
+from .synopsis import DEFAULT_MAX_CELLS, DEFAULT_SEEDINGS
 
 __all__ = ["HYBRID_WEIGHTS", "hybrid_mse", "hybrid_decision", "HybridKMeans"]
 
@@ -216,6 +216,9 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
         Public cap on EUGkM's number of cells.
     max_iter, tol : int, float
         Lloyd on the synopsis.
+    n_seedings : int, default 0
+        Weighted k-means++ seedings drawn from the released synopsis beside EUGkM's ``n_init`` runs (as in
+        :class:`~dpclust_core.kmeans.EUGkM`; post-processing, 0 for the thesis's protocol).
     weights : (w1, w2, w3)
         The regression rule's weights (default the thesis's).
     include_bias : bool, default False
@@ -288,14 +291,15 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
                       "dplloyd_": None}
     _parameters = dict(syn.COMMON_PARAMS, policy=Options(*POLICIES), theta=Real(0.0, low_open=True),
                        weights=_WeightsSpec(), include_bias=Bool(), f_step=Real(1e-6, 0.5, high_open=True),
-                       rho=Real(0.0, 0.5))
+                       rho=Real(0.0, 0.5), n_seedings=Int(0, 10_000))
 
     def __init__(self, n_clusters: int, epsilon: float, *, bounds: ArrayLike,
                  policy: Literal["regression", "half"] = "regression",
                  init: Literal["sphere_packing", "random"] | ArrayLike = "sphere_packing", n_init: int = 30,
                  theta: float = 10.0, rounding: Literal["round", "floor", "ceil"] = "round",
                  max_cells: int = DEFAULT_MAX_CELLS, max_iter: int = 30, tol: float = 1e-4,
-                 weights: Sequence[float] = HYBRID_WEIGHTS, include_bias: bool = False, f_step: float = 0.001,
+                 n_seedings: int = DEFAULT_SEEDINGS, weights: Sequence[float] = HYBRID_WEIGHTS,
+                 include_bias: bool = False, f_step: float = 0.001,
                  r: float = 1.0, rho: float = RHO, n_public: float | None = None, n_share: float = 0.05,
                  random_state: RNGLike = None, ledger: PrivacyLedger | None = None) -> None:
         self.n_clusters = n_clusters
@@ -309,6 +313,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
         self.max_cells = max_cells
         self.max_iter = max_iter
         self.tol = tol
+        self.n_seedings = n_seedings
         self.weights = weights
         self.include_bias = include_bias
         self.f_step = f_step
@@ -333,7 +338,7 @@ class HybridKMeans(ScaledCentroidMixin, DPEstimator):
         eps_eug = dec["f"] * eps if use else eps
         res = syn.fit(Z, inits, eps_eug, n_est, method="EUGkM", theta=p.theta, rounding=p.rounding,
                             max_cells=p.max_cells, r=p.r, max_iter=p.max_iter, tol=p.tol, rng=rng, ledger=ledger,
-                            name="hybrid/EUGkM")
+                            name="hybrid/EUGkM", n_seedings=p.n_seedings)
         C = res.centers[res.best]
         self.r_ = p.r
         self.n_estimate_ = float(n_est)

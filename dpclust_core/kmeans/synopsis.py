@@ -12,7 +12,7 @@ Internal API (names without an underscore, not exported, used by the estimator m
 trust their input unless they are called ``check_*``):
 
 * constants -- ``ROUNDINGS``, ``DEFAULT_MAX_CELLS``, ``MAX_CELLS``, ``MAX_INIT_ELEMS``, ``MAX_D``, ``MAX_K``,
-  ``DEFAULT_SCREEN_CELLS``, ``DEFAULT_REFINE_ITER``;
+  ``DEFAULT_SCREEN_CELLS``, ``DEFAULT_REFINE_ITER``, ``DEFAULT_SEEDINGS``, ``SEEDING_WORK``;
 * checks -- ``check_n(n)`` (a count >= 1), ``check_d(d)``, ``check_k_size(k, d)``;
 * grid sizes -- ``LOG_M[method](n, epsilon, d, theta)`` (the log of the number of cells ``M`` of UGkM, EUGkM or
   MkM), ``cells_from_log(log_M, d, rounding, max_cells)`` (cells per dimension, capped), ``round_root``,
@@ -20,8 +20,9 @@ trust their input unless they are called ``check_*``):
 * the release -- ``noisy_histogram(Z, m, epsilon, r, rng, ledger, name)`` (the one Laplace release, recorded
   in ``ledger``), over ``histogram`` and ``cell_index``;
 * the search -- ``lloyd_runs(P, w, C0, r, max_iter, tol)`` (weighted, clipped Lloyd from every init at once),
-  ``search(syn, inits, r, max_iter, tol, screen_cells, refine_iter)`` (the run of least synopsis cost, screened
-  on the largest cells when the grid is large), ``screen_set``;
+  ``search(syn, inits, r, max_iter, tol, screen_cells, refine_iter, n_seedings=0, rng=None)`` (the run of least
+  synopsis cost, screened on the largest cells when the grid is large, beside weighted k-means++ seedings drawn
+  from the synopsis), ``screen_set``, ``seeded_search``, ``kmeanspp_batch``;
 * initial centroids -- ``initial_centroids(init, n_init, k, d, r, low, high, rng)`` (sphere packing, uniform or
   given, in the scaled domain), ``InitSpec`` (the ``init`` parameter's check), ``sphere_packing``;
 * the whole method -- ``fit(Z, inits, epsilon, n_est, *, method, ...)`` on data scaled into ``[-r, r]^d``: grid
@@ -61,6 +62,9 @@ MAX_K = 10_000
 DEFAULT_SCREEN_CELLS = 2048
 #: Default ``refine_iter``: iterations of the screened winner on every cell of the synopsis.
 DEFAULT_REFINE_ITER = 5
+#: The seeded search (:func:`seeded_search`): default ``n_seedings``, the public cap on its work, the support
+#: threshold in Laplace scales, the iterations of every seeding on the support and the number of finalists.
+DEFAULT_SEEDINGS, SEEDING_WORK, SUPPORT_SCALES, SEEDED_ITER, SEEDED_FINALISTS = 0, 1e8, 3.0, 5, 10
 
 
 # ============================================================================ checks and safe arithmetic
@@ -259,29 +263,89 @@ def screen_set(counts, screen_cells):
     return idx
 
 
-def search(syn, inits, r, max_iter, tol, screen_cells, refine_iter):
+def kmeanspp_batch(P, w, k, n_seedings, rng):
+    """``n_seedings`` weighted k-means++ seedings (D^2 sampling, Arthur & Vassilvitskii 2007) of the points P
+    with weights ``w >= 0`` (``w.sum() > 0``), drawn together: (n_seedings, k, d). Trusting."""
+    C = np.empty((n_seedings, k, P.shape[1]))
+    cw, pn = np.cumsum(w), np.einsum("ij,ij->i", P, P)
+    C[:, 0] = P[np.minimum(np.searchsorted(cw, rng.random(n_seedings) * cw[-1], side="right"), P.shape[0] - 1)]
+    d2 = np.full((n_seedings, P.shape[0]), np.inf)
+    for c in range(k):  # a loop over the k centres, vectorised over seedings and points
+        if c:
+            cs = np.cumsum(d2 * w, axis=1)
+            idx = np.minimum((cs < (rng.random(n_seedings) * cs[:, -1])[:, None]).sum(axis=1), P.shape[0] - 1)
+            C[:, c] = P[idx]
+        new = pn[None, :] - 2.0 * (C[:, c] @ P.T) + np.einsum("ij,ij->i", C[:, c], C[:, c])[:, None]
+        np.minimum(d2, np.maximum(new, 0.0), out=d2)
+    return C
+
+
+def seeded_search(syn, k, r, max_iter, tol, n_seedings, refine_iter, rng):
+    """Weighted Lloyd from k-means++ seedings drawn from the synopsis (post-processing; trusting).
+
+    The seedings use the **support** of the synopsis, the cells whose noisy count is at least ``SUPPORT_SCALES
+    / epsilon`` (the k largest if fewer; D^2 sampling from empty cells would place centres on noise), and run
+    ``SEEDED_ITER`` iterations there. Their number is ``n_seedings``, lowered so that seedings x support x k x d
+    stays within the public ``SEEDING_WORK``. The ``SEEDED_FINALISTS`` of least cost go on on every cell
+    (negative counts included: the noise of the empty cells cancels in expectation) until they converge, or for
+    ``refine_iter`` iterations and fewer finalists when that would exceed the work cap. Returns the finalist of
+    least synopsis cost: ``(centres, n_iter, cost)``.
+    """
+    P, w = syn.cell_centres(), syn.counts
+    d = P.shape[1]
+    sup = np.flatnonzero(w >= SUPPORT_SCALES / syn.epsilon)
+    if sup.size < k:
+        sup = np.sort(np.argsort(-w, kind="stable")[:k])
+    Ps, ws = P[sup], np.maximum(w[sup], 0.0)
+    ws = ws if ws.sum() > 0 else np.ones(sup.size)
+    S = int(max(1, min(n_seedings, SEEDING_WORK // (sup.size * k * d), MAX_INIT_ELEMS // (4 * sup.size * d))))
+    cents, iters = lloyd_runs(Ps, ws, kmeanspp_batch(Ps, ws, k, S, rng), r, min(SEEDED_ITER, max_iter), tol)
+    n_fin = int(min(SEEDED_FINALISTS, max(1, SEEDING_WORK // (syn.n_cells * k * d))))
+    top = np.argsort(_kernels.wcss_batch(Ps, cents, ws), kind="stable")[:n_fin]
+    long = n_fin == SEEDED_FINALISTS
+    fin, it2 = lloyd_runs(P, w, cents[top], r, max_iter if long else max(refine_iter, 1), tol)
+    costs = _kernels.wcss_batch(P, fin, w)
+    b = int(np.argmin(costs))
+    return fin[b], int(iters[top[b]] + it2[b]), float(costs[b])
+
+
+def search(syn, inits, r, max_iter, tol, screen_cells, refine_iter, n_seedings=0, rng=None):
     """Weighted Lloyd on the synopsis from every init, and the run of least synopsis cost (trusting).
 
     With at most ``screen_cells`` cells (or ``screen_cells=None``) this is the thesis's protocol: every run on
     every cell, the least cost on the synopsis wins. With more cells the runs go on the ``screen_cells`` cells of
     largest ``|noisy count|`` (all of them, to the end), the least cost **there** wins, and the winner is refined
-    by ``refine_iter`` iterations on every cell of the synopsis. Returns ``(centers (B, k, d), n_iter (B,),
-    costs (B,), best, n_screen)``: the costs are on the cells the runs used, ``n_screen`` how many cells that was.
+    by ``refine_iter`` iterations on every cell of the synopsis. With ``n_seedings > 0`` the winner of
+    :func:`seeded_search` (drawn with ``rng``) is appended as one more run, and it is selected when its cost on
+    the whole synopsis is below that of the init runs' winner. Returns ``(centers (B, k, d), n_iter (B,),
+    costs (B,), best, n_screen)``: the costs are on the cells the init runs used, ``n_screen`` how many cells
+    that was (B is the number of inits, plus one with seedings).
     """
     P, w = syn.cell_centres(), syn.counts
     if screen_cells is None or syn.n_cells <= screen_cells:
         cents, iters = lloyd_runs(P, w, inits, r, max_iter, tol)
         costs = _kernels.wcss_batch(P, cents, w)
-        return cents, iters, costs, int(np.argmin(costs)), syn.n_cells
-    S = screen_set(w, screen_cells)
-    cents, iters = lloyd_runs(P[S], w[S], inits, r, max_iter, tol)
-    costs = _kernels.wcss_batch(P[S], cents, w[S])
-    best = int(np.argmin(costs))
-    if refine_iter > 0:
-        ref, it = lloyd_runs(P, w, cents[best:best + 1], r, refine_iter, tol)
-        cents[best] = ref[0]
-        iters[best] += it[0]
-    return cents, iters, costs, best, int(S.size)
+        best, S = int(np.argmin(costs)), None
+    else:
+        S = screen_set(w, screen_cells)
+        cents, iters = lloyd_runs(P[S], w[S], inits, r, max_iter, tol)
+        costs = _kernels.wcss_batch(P[S], cents, w[S])
+        best = int(np.argmin(costs))
+        if refine_iter > 0:
+            ref, it = lloyd_runs(P, w, cents[best:best + 1], r, refine_iter, tol)
+            cents[best] = ref[0]
+            iters[best] += it[0]
+    n_screen = syn.n_cells if S is None else int(S.size)
+    if n_seedings > 0:
+        C, it, cost = seeded_search(syn, inits.shape[1], r, max_iter, tol, n_seedings, refine_iter, rng)
+        cost_init = costs[best] if S is None else float(_kernels.wcss_batch(P, cents[best:best + 1], w)[0])
+        on_used = cost if S is None else float(_kernels.wcss_batch(P[S], C[None], w[S])[0])
+        cents = np.concatenate([cents, C[None]])
+        iters = np.append(iters, it)
+        costs = np.append(costs, on_used)
+        if cost < cost_init:
+            best = cents.shape[0] - 1
+    return cents, iters, costs, best, n_screen
 
 
 def cell_index(Z, m, r):
@@ -412,7 +476,7 @@ LOG_M = {"UGkM": log_m_ugkm, "EUGkM": log_m_eugkm, "MkM": log_m_mkm}
 
 
 def fit(Z, inits, epsilon, n_est, *, method, theta, rounding, max_cells, r, max_iter, tol, rng, ledger,
-                  name, screen_cells=DEFAULT_SCREEN_CELLS, refine_iter=DEFAULT_REFINE_ITER):
+                  name, screen_cells=DEFAULT_SCREEN_CELLS, refine_iter=DEFAULT_REFINE_ITER, n_seedings=0):
     """The whole grid method on data already scaled into [-r, r]^d (trusting): grid size from the (noisy or
     published) N, the histogram with ``epsilon``, weighted Lloyd from every init, the cheapest run on the synopsis
     (screened on the largest cells when the grid has more than ``screen_cells`` cells: :func:`search`).
@@ -427,7 +491,7 @@ def fit(Z, inits, epsilon, n_est, *, method, theta, rounding, max_cells, r, max_
     if inits is not None:
         # the run of least synopsis COST: the noisy total can be <= 0, and dividing by it would reverse the order
         cents, iters, costs, best, n_screen = search(syn, inits, r, max_iter, tol, screen_cells,
-                                                               refine_iter)
+                                                     refine_iter, n_seedings, rng)
         out.centers, out.iters, out.best, out.n_screen = cents, iters, best, n_screen
         out.scores = costs / syn.total()
     return out

@@ -697,3 +697,34 @@ def test_grid_estimators_accept_dask_arrays():
         b = cls(3, 1.0, bounds=B, n_init=2, random_state=0).fit(D)
         np.testing.assert_array_equal(a.synopsis_.counts, b.synopsis_.counts)
         np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+
+
+# --------------------------------------------------------------------------- the seeded search (n_seedings)
+def test_seeded_search_is_post_processing_and_never_raises_the_synopsis_cost():
+    X, _ = make_blobs_ratio(20_000, 40, 2, n_outliers=0, random_state=3)
+    on_data = []
+    for seed in range(3):
+        plain = EUGkM(40, 1.0, bounds=B, n_init=5, random_state=seed).fit(X)
+        seeded = EUGkM(40, 1.0, bounds=B, n_init=5, n_seedings=50, random_state=seed).fit(X)
+        # the same release (the seedings are drawn after it), the same budget, one more candidate run
+        assert np.array_equal(plain.synopsis_.counts, seeded.synopsis_.counts)
+        assert [e.epsilon for e in seeded.ledger_.entries] == [e.epsilon for e in plain.ledger_.entries]
+        assert seeded.ledger_.epsilon == pytest.approx(1.0, abs=1e-12)
+        assert len(seeded.init_scores_) == 6 and len(plain.init_scores_) == 5
+        syn = seeded.synopsis_
+        assert syn.nicv(seeded.scaled_centers_) * syn.total() <= syn.nicv(plain.scaled_centers_) * syn.total() + 1e-9
+        on_data.append([nicv(X, seeded.scaled_centers_), nicv(X, plain.scaled_centers_)])
+    # with k = 40 in 2-D the 5 sphere-packing runs end in local optima: the seedings find better ones on the data
+    seeded_cost, plain_cost = np.sum(on_data, axis=0)
+    assert seeded_cost < 0.97 * plain_cost
+
+
+def test_kmeanspp_batch_draws_points_of_positive_weight_and_distinct_centres():
+    rng = np.random.default_rng(0)
+    P = rng.uniform(-1, 1, size=(300, 3))
+    w = np.where(rng.random(300) < 0.5, 0.0, rng.uniform(1, 5, 300))
+    C = syn_mod.kmeanspp_batch(P, w, 8, 20, rng)
+    assert C.shape == (20, 8, 3)
+    idx = np.array([[np.flatnonzero((P == c).all(axis=1))[0] for c in run] for run in C])
+    assert np.all(w[idx] > 0)
+    assert all(len(set(run)) == 8 for run in idx)
