@@ -46,11 +46,26 @@ def _visible(cell):
     return not (HIDDEN & set(cell.get("metadata", {}).get("tags", [])))
 
 
+def _in_solutions(cells):
+    """Indices of the cells between a ``{solution-start}`` and its ``{solution-end}``: an exercise's solution
+    folds them into its dropdown, like a ``hide-cell`` toggle."""
+    inside, folded = False, set()
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "markdown":
+            for m in re.finditer(r"\{solution-(start|end)\}", _src(cell)):
+                inside = m.group(1) == "start"
+        elif inside:
+            folded.add(i)
+    return folded
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
 def test_no_process_notes(path):
     found = []
-    for i, cell in enumerate(_cells(path)):
-        if cell["cell_type"] == "code" and not _visible(cell):
+    cells = _cells(path)
+    folded = _in_solutions(cells)
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "code" and (not _visible(cell) or i in folded):
             continue
         text = _src(cell)
         for pat, what in PROCESS_WORDS:
@@ -63,8 +78,10 @@ def test_no_process_notes(path):
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
 def test_visible_code_cells_are_short(path):
     bad = []
-    for i, cell in enumerate(_cells(path)):
-        if cell["cell_type"] != "code" or not _visible(cell):
+    cells = _cells(path)
+    folded = _in_solutions(cells)
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "code" or not _visible(cell) or i in folded:
             continue
         lines = _src(cell).rstrip("\n").splitlines()
         if len(lines) > 15:
@@ -77,11 +94,15 @@ def test_visible_code_cells_are_short(path):
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
 def test_foldable_code_fits_the_column(path):
-    """Code behind a "show code" toggle (hide-input, hide-cell) is read too: no line is cut off at 1280 px."""
+    """Code behind a "show code" toggle (hide-input, hide-cell) or in an exercise's folded solution is read too:
+    no line is cut off at 1280 px."""
     bad = []
-    for i, cell in enumerate(_cells(path)):
+    cells = _cells(path)
+    folded = _in_solutions(cells)
+    for i, cell in enumerate(cells):
         tags = set(cell.get("metadata", {}).get("tags", []))
-        if cell["cell_type"] != "code" or not ({"hide-input", "hide-cell"} & tags):
+        shown = {"hide-input", "hide-cell"} & tags or (i in folded and "remove-cell" not in tags)
+        if cell["cell_type"] != "code" or not shown:
             continue
         wide = [ln for ln in _src(cell).splitlines() if len(ln) > 88]
         if wide:
