@@ -25,7 +25,6 @@ from sklearn.base import ClassifierMixin
 from dpclust_core import _kernels
 from dpclust_core._validation import (MAX_ALLOCATION, ArrayLike, Real, RNGLike, check_bounds, check_data,
                                       check_labels, check_rng, validate_params)
-from dpclust_core.metrics import f_measure
 from dpclust_core.wavecluster import MAX_CELLS
 
 __all__ = ["dsg_c", "ocm", "two_ce", "rand_index", "k_relative_error", "grid_classifier",
@@ -256,14 +255,6 @@ def cluster_then_classify(true_grid_labels: ArrayLike, private_grid_labels: Arra
 
 
 # ----------------------------------------------------------------------------- the Ray–Turi validity on data
-def _min_pair_sq(C):
-    """``min_{i<j} ||o_i - o_j||^2`` (inf for one centroid)."""
-    if C.shape[0] < 2:
-        return np.inf
-    cd = _kernels.sq_distances(C, C)
-    return float(cd[np.triu_indices(C.shape[0], 1)].min())
-
-
 def rt_validity(X: ArrayLike, centers: ArrayLike) -> float:
     """Ray–Turi validity ``intra / inter`` on data ``X``: NICV over the smallest squared centroid distance.
 
@@ -288,7 +279,7 @@ def rt_validity(X: ArrayLike, centers: ArrayLike) -> float:
     """
     X = check_data(X, "X")
     C = check_data(centers, "centers", n_features=X.shape[1], features_of="X")
-    inter = _min_pair_sq(C)
+    inter = _kernels.min_pair_sq_distance(C)
     if not inter > 0:
         return float("inf")
     return float(_kernels.min_sq_distances(X, C).mean() / inter)

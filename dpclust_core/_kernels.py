@@ -92,6 +92,13 @@ def min_sq_distances(X, C):
     return out
 
 
+def min_pair_sq_distance(C):
+    """``min_{i<j} ||o_i - o_j||^2`` over the rows of ``C`` (inf for one row): the Ray–Turi denominator."""
+    if C.shape[0] < 2:
+        return np.inf
+    return float(sq_distances(C, C)[np.triu_indices(C.shape[0], 1)].min())
+
+
 def wcss(X, C, weights=None):
     """Within-cluster sum of squares of X around its nearest centres (weighted when ``weights`` is given)."""
     d2 = min_sq_distances(X, C)

@@ -686,6 +686,7 @@ def validate_params(**specs):
 
     return decorate
 
+
 def check_labels(a, name, *, integer=False):
     """A non-empty array of finite real labels (strings, objects, complex numbers and NaN refused); with
     ``integer``, whole numbers only (returned as int64)."""

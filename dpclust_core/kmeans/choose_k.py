@@ -41,14 +41,6 @@ __all__ = ["synopsis_rt_validity", "k_cap", "choose_k", "ChooseKResult"]
 _MAX_CANDIDATES = 1000
 
 
-def _min_pair_sq(C):
-    """``min_{i<j} ||o_i - o_j||^2`` (inf for one centroid)."""
-    if C.shape[0] < 2:
-        return np.inf
-    cd = _kernels.sq_distances(C, C)
-    return float(cd[np.triu_indices(C.shape[0], 1)].min())
-
-
 def synopsis_rt_validity(synopsis: GridSynopsis, centers: ArrayLike) -> float:
     """RT-validity on a synopsis: synopsis-NICV (noisy-count weighted) over ``min_{i<j} ||o_i - o_j||^2``.
 
@@ -70,7 +62,7 @@ def synopsis_rt_validity(synopsis: GridSynopsis, centers: ArrayLike) -> float:
     if not isinstance(synopsis, GridSynopsis):
         raise BadTypeError(f"synopsis must be a GridSynopsis, got {type(synopsis).__name__}")
     C = check_data(centers, "centers", n_features=synopsis.d)
-    inter = _min_pair_sq(C)
+    inter = _kernels.min_pair_sq_distance(C)
     if not inter > 0:
         return float("inf")
     return float(synopsis.nicv(C) / inter)
@@ -193,7 +185,7 @@ def _select(syn, ks, inits, p):
         cands, _, _, b, _ = engine.search(syn, inits[k], p.r, p.max_iter, p.tol, p.screen_cells, p.refine_iter)
         C = cands[b]
         cost = float(syn._costs(C[None])[0])
-        inter = _min_pair_sq(C)
+        inter = _kernels.min_pair_sq_distance(C)
         best[k] = C
         scores[k] = float(cost / total / inter) if inter > 0 else float("inf")
         key[k] = float(cost / inter) if inter > 0 else float("inf")
